@@ -1,0 +1,177 @@
+//! Resolves a bearer credential: a team API key (looked up by hash on every request, so a
+//! revoked key fails at once on every instance) or a subscriber JWT (signature, expiry, and
+//! a live subscriber whose token version matches).
+
+use sounding_domain::{
+    access::{Caller, KeyHolder, SubscriberSession},
+    api_key::{hash_key, looks_like_api_key},
+    ports::{AccessStore, Clock, SubscriberStore, TeamStore, TokenCodec},
+    token::TokenError,
+};
+
+use crate::error::{AppResult, AuthError};
+
+/// Where a credential came from; a header wins over the cookie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    Bearer(String),
+    Cookie(String),
+}
+
+impl Credential {
+    fn token(&self) -> &str {
+        match self {
+            Credential::Bearer(t) | Credential::Cookie(t) => t,
+        }
+    }
+}
+
+pub async fn authenticate(
+    teams: &dyn TeamStore,
+    access: &dyn AccessStore,
+    subscribers: &dyn SubscriberStore,
+    tokens: &dyn TokenCodec,
+    clock: &dyn Clock,
+    credential: &Credential,
+) -> AppResult<Caller> {
+    let token = credential.token().trim();
+    // API keys are only accepted in the Authorization header, never from a cookie.
+    if matches!(credential, Credential::Bearer(_)) && looks_like_api_key(token) {
+        let grant = access
+            .api_key_by_hash(&hash_key(token))
+            .await?
+            .ok_or(AuthError::Required)?;
+        return Ok(Caller::Team(KeyHolder {
+            team_id: grant.key.team_id,
+            key_id: grant.key.id,
+            user_id: grant.key.user_id,
+            role: grant.key.role.min(grant.user_role),
+            read_only: grant.key.read_only,
+        }));
+    }
+    let claims = tokens.verify(token, clock.now()).map_err(|e| match e {
+        TokenError::Expired => AuthError::Expired,
+        TokenError::Invalid => AuthError::Required,
+    })?;
+    if teams.team(claims.team_id).await?.is_none() {
+        return Err(AuthError::Required.into());
+    }
+    let subscriber = subscribers
+        .subscriber(claims.team_id, claims.subscriber_id)
+        .await?
+        .filter(|s| s.token_version == claims.version)
+        .ok_or(AuthError::Required)?;
+    Ok(Caller::Subscriber(SubscriberSession { subscriber }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AppError;
+    use sounding_domain::{
+        access::Role,
+        api_key::{ApiKey, ApiKeyGrant},
+        ports::{MockAccessStore, MockClock, MockSubscriberStore, MockTeamStore, MockTokenCodec},
+        TeamId, Timestamp, UserId,
+    };
+
+    fn clock() -> MockClock {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .returning(|| Timestamp::from_unix_seconds(1_800_000_000).unwrap());
+        clock
+    }
+
+    #[tokio::test]
+    async fn a_key_acts_with_the_lower_of_its_role_and_its_users_role() {
+        let (key, secret) = ApiKey::new(
+            TeamId::new(),
+            UserId::new(),
+            Role::Owner,
+            false,
+            None,
+            Timestamp::from_unix_seconds(0).unwrap(),
+        );
+        let expected_hash = secret.hash();
+        let mut access = MockAccessStore::new();
+        access
+            .expect_api_key_by_hash()
+            .withf(move |h| h == expected_hash)
+            .returning(move |_| {
+                Ok(Some(ApiKeyGrant {
+                    key: key.clone(),
+                    user_role: Role::Member,
+                }))
+            });
+        let caller = authenticate(
+            &MockTeamStore::new(),
+            &access,
+            &MockSubscriberStore::new(),
+            &MockTokenCodec::new(),
+            &clock(),
+            &Credential::Bearer(secret.expose().to_owned()),
+        )
+        .await
+        .unwrap();
+        let Caller::Team(holder) = caller else {
+            panic!("expected a key holder")
+        };
+        assert_eq!(holder.role, Role::Member);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_key_is_authentication_required() {
+        let mut access = MockAccessStore::new();
+        access.expect_api_key_by_hash().returning(|_| Ok(None));
+        let err = authenticate(
+            &MockTeamStore::new(),
+            &access,
+            &MockSubscriberStore::new(),
+            &MockTokenCodec::new(),
+            &clock(),
+            &Credential::Bearer("a".repeat(38)),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err, AppError::Auth(AuthError::Required));
+    }
+
+    #[tokio::test]
+    async fn a_key_in_a_cookie_is_treated_as_a_token_and_refused() {
+        let mut tokens = MockTokenCodec::new();
+        tokens
+            .expect_verify()
+            .returning(|_, _| Err(TokenError::Invalid));
+        let err = authenticate(
+            &MockTeamStore::new(),
+            &MockAccessStore::new(),
+            &MockSubscriberStore::new(),
+            &tokens,
+            &clock(),
+            &Credential::Cookie("a".repeat(38)),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err, AppError::Auth(AuthError::Required));
+    }
+
+    #[tokio::test]
+    async fn an_expired_token_says_so() {
+        let mut tokens = MockTokenCodec::new();
+        tokens
+            .expect_verify()
+            .returning(|_, _| Err(TokenError::Expired));
+        let err = authenticate(
+            &MockTeamStore::new(),
+            &MockAccessStore::new(),
+            &MockSubscriberStore::new(),
+            &tokens,
+            &clock(),
+            &Credential::Bearer("x.y.z".into()),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err, AppError::Auth(AuthError::Expired));
+    }
+}

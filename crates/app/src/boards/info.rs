@@ -1,0 +1,23 @@
+//! `feedback-boards.info` (team): one board; another team's board is not found.
+
+use sounding_domain::{
+    access::{KeyHolder, Need},
+    board::BoardView,
+    ports::BoardStore,
+    BoardId, Entity,
+};
+
+use crate::error::{AppError, AppResult};
+
+pub async fn board_info(
+    boards: &dyn BoardStore,
+    caller: &KeyHolder,
+    id: Option<&str>,
+) -> AppResult<BoardView> {
+    caller.require(Need::Read)?;
+    let id = BoardId::parse("id", id.ok_or_else(|| AppError::invalid("id is required"))?)?;
+    boards
+        .board(caller.team_id, id)
+        .await?
+        .ok_or(AppError::not_found(Entity::Board))
+}

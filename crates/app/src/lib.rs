@@ -1,0 +1,11 @@
+//! Sounding's use cases: one module per operation, each written against the domain's ports
+//! only. The HTTP adapter and the command line call these; storage adapters answer them.
+
+pub mod api_keys;
+pub mod auth;
+pub mod boards;
+pub mod error;
+pub mod subscribers;
+pub mod teams;
+
+pub use error::{AppError, AppResult, AuthError, Literal};

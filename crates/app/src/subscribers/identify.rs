@@ -1,0 +1,201 @@
+//! `public/subscriber.identify`: finds the subscriber by e-mail (case-insensitive) and merges
+//! the given data into it, or creates one; returns a fresh subscriber token.
+
+use serde_json::Value;
+use sounding_domain::{
+    access::{KeyHolder, Need},
+    ports::{Clock, SubscriberStore, TokenCodec},
+    subscriber::{Identify, Subscriber},
+    token::SubscriberClaims,
+};
+
+use crate::error::AppResult;
+
+#[derive(Debug, Clone, Default)]
+pub struct IdentifySubscriber {
+    pub email: Option<String>,
+    pub name: Option<String>,
+    pub meta: Option<Value>,
+    pub avatar_url: Option<String>,
+    pub source: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Identified {
+    pub subscriber: Subscriber,
+    pub token: String,
+    pub is_first_signin: bool,
+}
+
+pub async fn identify_subscriber(
+    subscribers: &dyn SubscriberStore,
+    tokens: &dyn TokenCodec,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: IdentifySubscriber,
+) -> AppResult<Identified> {
+    caller.require(Need::Write)?;
+    let identify = Identify::new(
+        input.email.as_deref(),
+        input.name.as_deref(),
+        input.meta.as_ref(),
+        input.avatar_url.as_deref(),
+        input.source.as_deref(),
+    )?;
+    let now = clock.now();
+    let (subscriber, created) = subscribers.identify(caller.team_id, &identify, now).await?;
+    let claims = SubscriberClaims::issue(
+        subscriber.id,
+        subscriber.team_id,
+        subscriber.token_version,
+        now,
+    );
+    Ok(Identified {
+        token: tokens.issue(&claims),
+        subscriber,
+        is_first_signin: created,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AppError;
+    use serde_json::json;
+    use sounding_domain::{
+        access::Role,
+        ports::{MockTokenCodec, StoreError},
+        ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+    };
+    use sounding_store_memory::MemoryStore;
+
+    struct Fixed;
+    impl Clock for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+        }
+    }
+
+    fn holder(team_id: TeamId, read_only: bool) -> KeyHolder {
+        KeyHolder {
+            team_id,
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role: Role::Owner,
+            read_only,
+        }
+    }
+
+    fn codec() -> MockTokenCodec {
+        let mut tokens = MockTokenCodec::new();
+        tokens
+            .expect_issue()
+            .returning(|c| format!("token-for-{}-v{}", c.subscriber_id, c.version));
+        tokens
+    }
+
+    #[tokio::test]
+    async fn identify_twice_with_different_case_is_one_subscriber_with_merged_meta() {
+        let store = MemoryStore::new();
+        let team = TeamId::new();
+        let caller = holder(team, false);
+        let first = identify_subscriber(
+            &store,
+            &codec(),
+            &Fixed,
+            &caller,
+            IdentifySubscriber {
+                email: Some("Jane.Doe@Example.com".into()),
+                meta: Some(json!({"plan": "free", "a": 1})),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert!(first.is_first_signin);
+        assert_eq!(first.subscriber.name, "Jane Doe");
+        assert_eq!(first.token, format!("token-for-{}-v0", first.subscriber.id));
+
+        let second = identify_subscriber(
+            &store,
+            &codec(),
+            &Fixed,
+            &caller,
+            IdentifySubscriber {
+                email: Some("jane.doe@EXAMPLE.com".into()),
+                meta: Some(json!({"plan": "pro"})),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert!(!second.is_first_signin);
+        assert_eq!(second.subscriber.id, first.subscriber.id);
+        assert_eq!(
+            Value::Object(second.subscriber.meta),
+            json!({"plan": "pro", "a": 1})
+        );
+        assert_eq!(second.subscriber.attributes.plan.as_deref(), Some("pro"));
+    }
+
+    #[tokio::test]
+    async fn a_bad_email_is_refused_before_storage() {
+        let store = MemoryStore::new();
+        let err = identify_subscriber(
+            &store,
+            &codec(),
+            &Fixed,
+            &holder(TeamId::new(), false),
+            IdentifySubscriber {
+                email: Some("nope".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err,
+            AppError::Domain(DomainError::invalid("email must be a valid e-mail address"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_read_only_key_cannot_identify() {
+        let mut subscribers = sounding_domain::ports::MockSubscriberStore::new();
+        subscribers.expect_identify().never();
+        let err = identify_subscriber(
+            &subscribers,
+            &codec(),
+            &Fixed,
+            &holder(TeamId::new(), true),
+            IdentifySubscriber {
+                email: Some("a@x.io".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(err, AppError::Domain(DomainError::Forbidden(_))));
+    }
+
+    #[tokio::test]
+    async fn a_storage_failure_is_passed_on() {
+        let mut subscribers = sounding_domain::ports::MockSubscriberStore::new();
+        subscribers
+            .expect_identify()
+            .returning(|_, _, _| Err(StoreError::Unavailable("down".into())));
+        let err = identify_subscriber(
+            &subscribers,
+            &codec(),
+            &Fixed,
+            &holder(TeamId::new(), false),
+            IdentifySubscriber {
+                email: Some("a@x.io".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err, AppError::Store(StoreError::Unavailable("down".into())));
+    }
+}

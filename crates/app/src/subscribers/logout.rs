@@ -1,0 +1,22 @@
+//! `public/subscriber.logout`: every token issued to the subscriber before now stops working.
+
+use sounding_domain::{
+    access::SubscriberSession,
+    ports::{Clock, SubscriberStore},
+    Entity,
+};
+
+use crate::error::{AppError, AppResult};
+
+pub async fn logout_subscriber(
+    subscribers: &dyn SubscriberStore,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+) -> AppResult<()> {
+    let s = &session.subscriber;
+    subscribers
+        .revoke_tokens(s.team_id, s.id, clock.now())
+        .await?
+        .map(|_| ())
+        .ok_or(AppError::not_found(Entity::Subscriber))
+}

@@ -1,0 +1,73 @@
+//! Creating a team with its owner user and the owner's first API key (command line, first
+//! start). The key is returned in clear exactly once.
+
+use sounding_domain::{
+    access::{Role, TeamUser},
+    api_key::{ApiKey, ApiKeySecret},
+    ports::{conflicts, Clock, StoreError, TeamStore},
+    subscriber::Email,
+    team::Team,
+    DomainError, UserId,
+};
+
+use crate::error::{AppError, AppResult};
+
+#[derive(Debug, Clone)]
+pub struct NewTeam {
+    pub name: String,
+    pub subdomain: String,
+    /// The owner's e-mail; `owner@<subdomain>.invalid` when not given.
+    pub owner_email: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CreatedTeam {
+    pub team: Team,
+    pub owner: TeamUser,
+    pub key: ApiKey,
+    pub secret: ApiKeySecret,
+}
+
+pub async fn create_team(
+    teams: &dyn TeamStore,
+    clock: &dyn Clock,
+    input: NewTeam,
+) -> AppResult<CreatedTeam> {
+    let now = clock.now();
+    let team = Team::new(&input.name, &input.subdomain, now)?;
+    let email = match input.owner_email.as_deref() {
+        Some(raw) => Email::parse(raw)?,
+        None => Email::parse(&format!("owner@{}.invalid", team.subdomain))?,
+    };
+    let owner = TeamUser {
+        id: UserId::new(),
+        team_id: team.id,
+        name: email.derived_name(),
+        email: email.as_str().to_owned(),
+        role: Role::Owner,
+        created_at: now,
+    };
+    let (key, secret) = ApiKey::new(
+        team.id,
+        owner.id,
+        Role::Owner,
+        false,
+        Some("owner".into()),
+        now,
+    );
+    match teams.create_team(&team, &owner, &key).await {
+        Err(StoreError::Conflict(rule)) if rule == conflicts::TEAM_SUBDOMAIN => {
+            Err(AppError::Domain(DomainError::Conflict(format!(
+                "A team with subdomain {} already exists",
+                team.subdomain
+            ))))
+        }
+        other => other.map_err(AppError::from),
+    }?;
+    Ok(CreatedTeam {
+        team,
+        owner,
+        key,
+        secret,
+    })
+}

@@ -1,0 +1,105 @@
+//! `teams.update`: name and the two behaviour settings (admin role).
+
+use sounding_domain::{
+    access::{AdminArea, KeyHolder, Need},
+    ports::{Clock, TeamStore},
+    team::{Team, TeamPatch},
+    Entity,
+};
+
+use crate::error::{AppError, AppResult};
+
+#[derive(Debug, Clone, Default)]
+pub struct UpdateTeam {
+    pub name: Option<String>,
+    pub allow_anonymous_feedback: Option<bool>,
+    pub public_board_moderation: Option<bool>,
+}
+
+pub async fn update_team(
+    teams: &dyn TeamStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: UpdateTeam,
+) -> AppResult<Team> {
+    caller.require(Need::Admin(AdminArea::Settings))?;
+    let patch = TeamPatch::new(
+        input.name.as_deref(),
+        input.allow_anonymous_feedback,
+        input.public_board_moderation,
+    )?;
+    let mut team = teams
+        .team(caller.team_id)
+        .await?
+        .ok_or(AppError::not_found(Entity::Team))?;
+    team.apply(patch, clock.now());
+    teams.update_team(&team).await?;
+    Ok(team)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sounding_domain::{
+        access::Role,
+        ports::{MockClock, MockTeamStore},
+        ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+    };
+
+    fn holder(role: Role) -> KeyHolder {
+        KeyHolder {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role,
+            read_only: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_member_cannot_change_settings_and_nothing_is_written() {
+        let mut teams = MockTeamStore::new();
+        teams.expect_update_team().never();
+        teams.expect_team().never();
+        let err = update_team(
+            &teams,
+            &MockClock::new(),
+            &holder(Role::Member),
+            UpdateTeam::default(),
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(err, AppError::Domain(DomainError::Forbidden(_))));
+    }
+
+    #[tokio::test]
+    async fn an_admin_changes_only_what_was_given() {
+        let caller = holder(Role::Admin);
+        let created = Timestamp::from_unix_seconds(1).unwrap();
+        let mut team = Team::new("Acme", "acme", created).unwrap();
+        team.id = caller.team_id;
+        let mut teams = MockTeamStore::new();
+        teams
+            .expect_team()
+            .returning(move |_| Ok(Some(team.clone())));
+        teams
+            .expect_update_team()
+            .withf(|t| t.name == "Acme" && t.public_board_moderation && !t.allow_anonymous_feedback)
+            .times(1)
+            .returning(|_| Ok(()));
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .returning(|| Timestamp::from_unix_seconds(99).unwrap());
+        let input = UpdateTeam {
+            public_board_moderation: Some(true),
+            ..Default::default()
+        };
+        let updated = update_team(&teams, &clock, &caller, input).await.unwrap();
+        assert_eq!(
+            updated.updated_at,
+            Timestamp::from_unix_seconds(99).unwrap()
+        );
+        assert_eq!(updated.created_at, created);
+    }
+}

@@ -1,0 +1,183 @@
+//! Who is calling and what they may do: team users and their roles, API key holders,
+//! subscribers, and the permission rules of decisions §5.
+
+use crate::{
+    error::{DomainError, DomainResult},
+    ids::{ApiKeyId, TeamId, UserId},
+    subscriber::Subscriber,
+    timestamp::Timestamp,
+};
+
+/// A team user's role. Ordered by power: `Member < Admin < Owner`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    Member,
+    Admin,
+    Owner,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::Owner, Role::Admin, Role::Member];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Admin => "admin",
+            Role::Member => "member",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == raw)
+            .ok_or_else(|| DomainError::invalid("role must be one of owner, admin, member"))
+    }
+}
+
+/// A person on the team. Their e-mail makes a subscriber with the same address a team member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TeamUser {
+    pub id: UserId,
+    pub team_id: TeamId,
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    pub created_at: Timestamp,
+}
+
+/// What an operation needs from a team caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// `.list`, `.info`, `.count` and `.deliveries` operations.
+    Read,
+    /// Day-to-day changes any role may make: feedback, comments, subscribers.
+    Write,
+    /// Structure and administration: settings, users, keys, boards, roadmaps, stages, automation.
+    Admin(AdminArea),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdminArea {
+    Settings,
+    Users,
+    ApiKeys,
+    Boards,
+    Roadmaps,
+    Stages,
+    Automation,
+}
+
+impl AdminArea {
+    fn noun(self) -> &'static str {
+        match self {
+            AdminArea::Settings => "team settings",
+            AdminArea::Users => "team users",
+            AdminArea::ApiKeys => "API keys",
+            AdminArea::Boards => "boards",
+            AdminArea::Roadmaps => "roadmaps",
+            AdminArea::Stages => "stages",
+            AdminArea::Automation => "automation",
+        }
+    }
+}
+
+/// A caller holding a team API key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyHolder {
+    pub team_id: TeamId,
+    pub key_id: ApiKeyId,
+    pub user_id: UserId,
+    /// The key's own role capped by its user's role: a key never outranks its user.
+    pub role: Role,
+    pub read_only: bool,
+}
+
+impl KeyHolder {
+    pub fn require(&self, need: Need) -> DomainResult<()> {
+        if self.read_only && need != Need::Read {
+            return Err(DomainError::Forbidden(
+                "This API key is read-only".to_owned(),
+            ));
+        }
+        match need {
+            Need::Admin(area) if self.role < Role::Admin => Err(DomainError::Forbidden(format!(
+                "The {} role cannot manage {}",
+                self.role.as_str(),
+                area.noun()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A caller holding a subscriber token.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubscriberSession {
+    pub subscriber: Subscriber,
+}
+
+/// An authenticated caller.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Caller {
+    Team(KeyHolder),
+    Subscriber(SubscriberSession),
+}
+
+impl Caller {
+    pub fn team_id(&self) -> TeamId {
+        match self {
+            Caller::Team(k) => k.team_id,
+            Caller::Subscriber(s) => s.subscriber.team_id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holder(role: Role, read_only: bool) -> KeyHolder {
+        KeyHolder {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role,
+            read_only,
+        }
+    }
+
+    #[test]
+    fn members_cannot_administer() {
+        let member = holder(Role::Member, false);
+        assert!(member.require(Need::Read).is_ok());
+        assert!(member.require(Need::Write).is_ok());
+        assert_eq!(
+            member.require(Need::Admin(AdminArea::Boards)),
+            Err(DomainError::Forbidden(
+                "The member role cannot manage boards".into()
+            ))
+        );
+        assert!(holder(Role::Admin, false)
+            .require(Need::Admin(AdminArea::Boards))
+            .is_ok());
+        assert!(holder(Role::Owner, false)
+            .require(Need::Admin(AdminArea::Settings))
+            .is_ok());
+    }
+
+    #[test]
+    fn read_only_keys_only_read() {
+        let key = holder(Role::Owner, true);
+        assert!(key.require(Need::Read).is_ok());
+        assert!(key.require(Need::Write).is_err());
+        assert!(key.require(Need::Admin(AdminArea::Settings)).is_err());
+    }
+
+    #[test]
+    fn roles_parse_and_order() {
+        assert_eq!(Role::parse("admin").unwrap(), Role::Admin);
+        assert!(Role::parse("root").is_err());
+        assert!(Role::Member < Role::Admin && Role::Admin < Role::Owner);
+    }
+}

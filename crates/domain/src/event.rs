@@ -1,0 +1,129 @@
+//! Events a change emits (interface §6, decisions §6). They are written to the outbox in the
+//! same transaction as the change, and delivered to subscribed targets later.
+
+use serde_json::Value;
+
+use crate::{
+    error::{DomainError, DomainResult},
+    ids::{EventId, TeamId},
+    timestamp::Timestamp,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    NewFeedback,
+    NewFeedbackVote,
+    FeedbackStatusChange,
+    FeedbacksCreate,
+    FeedbacksUpdate,
+    FeedbacksDelete,
+    FeedbackCommentsCreate,
+    TopicsCreate,
+    TopicsUpdate,
+    TopicCommentsCreate,
+    TopicVotesCreate,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 11] = [
+        EventKind::NewFeedback,
+        EventKind::NewFeedbackVote,
+        EventKind::FeedbackStatusChange,
+        EventKind::FeedbacksCreate,
+        EventKind::FeedbacksUpdate,
+        EventKind::FeedbacksDelete,
+        EventKind::FeedbackCommentsCreate,
+        EventKind::TopicsCreate,
+        EventKind::TopicsUpdate,
+        EventKind::TopicCommentsCreate,
+        EventKind::TopicVotesCreate,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::NewFeedback => "new_feedback",
+            EventKind::NewFeedbackVote => "new_feedback_vote",
+            EventKind::FeedbackStatusChange => "feedback_status_change",
+            EventKind::FeedbacksCreate => "feedbacks.create",
+            EventKind::FeedbacksUpdate => "feedbacks.update",
+            EventKind::FeedbacksDelete => "feedbacks.delete",
+            EventKind::FeedbackCommentsCreate => "feedback-comments.create",
+            EventKind::TopicsCreate => "topics.create",
+            EventKind::TopicsUpdate => "topics.update",
+            EventKind::TopicCommentsCreate => "topic-comments.create",
+            EventKind::TopicVotesCreate => "topic-votes.create",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str() == raw)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|k| k.as_str()).collect();
+                DomainError::invalid(format!("event must be one of {}", names.join(", ")))
+            })
+    }
+}
+
+/// An event about to be written to the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEvent {
+    pub id: EventId,
+    pub team_id: TeamId,
+    pub kind: EventKind,
+    pub occurred_at: Timestamp,
+    /// The full delivery body: `{event, teamId, occurredAt, <ids>, data}`.
+    pub payload: Value,
+}
+
+impl NewEvent {
+    /// Builds the payload of decisions §6 from the ids involved and the resource.
+    pub fn new(
+        team_id: TeamId,
+        kind: EventKind,
+        occurred_at: Timestamp,
+        ids: &[(&str, String)],
+        data: Value,
+    ) -> Self {
+        let mut body = serde_json::Map::new();
+        body.insert("event".into(), Value::from(kind.as_str()));
+        body.insert("teamId".into(), Value::from(team_id.to_string()));
+        body.insert("occurredAt".into(), Value::from(occurred_at.to_rfc3339()));
+        for (name, id) in ids {
+            body.insert((*name).into(), Value::from(id.as_str()));
+        }
+        body.insert("data".into(), data);
+        Self {
+            id: EventId::new(),
+            team_id,
+            kind,
+            occurred_at,
+            payload: Value::Object(body),
+        }
+    }
+}
+
+/// An event as kept in the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEvent {
+    pub id: EventId,
+    pub team_id: TeamId,
+    pub kind: String,
+    pub occurred_at: Timestamp,
+    pub payload: Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_valid_ones() {
+        for kind in EventKind::ALL {
+            assert_eq!(EventKind::parse(kind.as_str()).unwrap(), kind);
+        }
+        let err = EventKind::parse("nope").unwrap_err().to_string();
+        assert!(err.contains("new_feedback") && err.contains("topic-votes.create"));
+    }
+}

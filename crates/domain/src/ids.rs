@@ -1,0 +1,83 @@
+//! Typed identifiers. Every id is a UUID (v7 for new rows, so ids sort by creation time);
+//! the newtypes keep a board id from being passed where a team id is expected.
+
+use std::{fmt, str::FromStr};
+
+use uuid::Uuid;
+
+use crate::error::DomainError;
+
+macro_rules! id_type {
+    ($($name:ident),* $(,)?) => {$(
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub Uuid);
+
+        impl $name {
+            /// A fresh, time-ordered id.
+            pub fn new() -> Self {
+                Self(Uuid::now_v7())
+            }
+
+            /// Parses a client-supplied id; `field` names it in the error.
+            pub fn parse(field: &str, raw: &str) -> Result<Self, DomainError> {
+                parse_uuid(field, raw).map(Self)
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.hyphenated().fmt(f)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = uuid::Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Uuid::parse_str(s).map(Self)
+            }
+        }
+    )*};
+}
+
+id_type!(TeamId, UserId, ApiKeyId, SubscriberId, BoardId, EventId);
+
+/// Parses a UUID in its hyphenated form, the only form the API hands out.
+pub fn parse_uuid(field: &str, raw: &str) -> Result<Uuid, DomainError> {
+    let trimmed = raw.trim();
+    if trimmed.len() != 36 {
+        return Err(DomainError::invalid(format!("{field} must be a UUID")));
+    }
+    Uuid::parse_str(trimmed).map_err(|_| DomainError::invalid(format!("{field} must be a UUID")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_uuid_names_the_field() {
+        let err = BoardId::parse("boardId", "not-a-uuid").unwrap_err();
+        assert_eq!(err, DomainError::invalid("boardId must be a UUID"));
+        assert!(BoardId::parse("boardId", "0191c8a0-0000-7000-8000-00000000000").is_err());
+    }
+
+    #[test]
+    fn ids_round_trip_through_text() {
+        let id = TeamId::new();
+        assert_eq!(TeamId::parse("id", &id.to_string()).unwrap(), id);
+    }
+
+    #[test]
+    fn new_ids_are_time_ordered() {
+        let a = BoardId::new();
+        let b = BoardId::new();
+        assert!(a < b);
+    }
+}

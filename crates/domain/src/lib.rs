@@ -1,0 +1,24 @@
+//! Sounding's domain: the entities, value types and rules of a feedback service, and the
+//! ports (traits) through which the use cases reach storage and the outside world.
+//!
+//! Nothing here performs I/O or knows about HTTP, SQL or an async runtime.
+
+pub mod access;
+pub mod api_key;
+pub mod board;
+pub mod error;
+pub mod event;
+pub mod ids;
+pub mod meta;
+pub mod page;
+pub mod ports;
+pub mod slug;
+pub mod subscriber;
+pub mod team;
+pub mod text;
+pub mod timestamp;
+pub mod token;
+
+pub use error::{DomainError, Entity};
+pub use ids::*;
+pub use timestamp::Timestamp;

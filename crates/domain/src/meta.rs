@@ -1,0 +1,85 @@
+//! Free-form `meta` objects: bounded in size and depth (decisions §2) and merged key by key
+//! on update.
+
+use serde_json::{Map, Value};
+
+use crate::error::{DomainError, DomainResult};
+
+pub const META_MAX_BYTES: usize = 16 * 1024;
+pub const META_MAX_DEPTH: usize = 8;
+
+pub type Meta = Map<String, Value>;
+
+/// Checks a client-supplied meta value: an object, at most 16 KiB as JSON, at most 8 deep.
+pub fn validate(field: &str, value: &Value) -> DomainResult<Meta> {
+    let Value::Object(map) = value else {
+        return Err(DomainError::invalid(format!("{field} must be an object")));
+    };
+    if depth(value) > META_MAX_DEPTH {
+        return Err(DomainError::invalid(format!(
+            "{field} must be nested at most {META_MAX_DEPTH} levels deep"
+        )));
+    }
+    let size = serde_json::to_vec(value)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX);
+    if size > META_MAX_BYTES {
+        return Err(DomainError::invalid(format!(
+            "{field} must be at most 16 KiB as JSON"
+        )));
+    }
+    Ok(map.clone())
+}
+
+/// Shallow merge: keys in `patch` replace those in `base`; a `null` value removes the key.
+pub fn merge(base: &mut Meta, patch: &Meta) {
+    for (key, value) in patch {
+        if value.is_null() {
+            base.remove(key);
+        } else {
+            base.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+fn depth(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rejects_non_objects_deep_nesting_and_oversize() {
+        assert!(validate("meta", &json!([1])).is_err());
+        let mut deep = json!(1);
+        for _ in 0..9 {
+            deep = json!({ "a": deep });
+        }
+        assert!(validate("meta", &deep).is_err());
+        let mut ok = json!(1);
+        for _ in 0..8 {
+            ok = json!({ "a": ok });
+        }
+        assert!(validate("meta", &ok).is_ok());
+        let big = json!({ "a": "x".repeat(META_MAX_BYTES) });
+        assert_eq!(
+            validate("meta", &big),
+            Err(DomainError::invalid("meta must be at most 16 KiB as JSON"))
+        );
+    }
+
+    #[test]
+    fn merge_replaces_adds_and_removes_keys() {
+        let mut base = validate("meta", &json!({"a": 1, "b": 2})).unwrap();
+        let patch = validate("meta", &json!({"b": 3, "c": 4, "a": null})).unwrap();
+        merge(&mut base, &patch);
+        assert_eq!(Value::Object(base), json!({"b": 3, "c": 4}));
+    }
+}

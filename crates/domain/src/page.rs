@@ -1,0 +1,63 @@
+//! Pagination bounds (decisions §2): `limit` 1..=100, clamped above 100; `offset` >= 0.
+
+use crate::error::{DomainError, DomainResult};
+
+pub const MAX_LIMIT: i64 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    pub limit: i64,
+    pub offset: i64,
+}
+
+impl PageRequest {
+    pub fn new(limit: Option<i64>, offset: Option<i64>, default_limit: i64) -> DomainResult<Self> {
+        let limit = match limit {
+            None => default_limit,
+            Some(l) if l < 1 => {
+                return Err(DomainError::invalid("limit must be between 1 and 100"))
+            }
+            Some(l) => l.min(MAX_LIMIT),
+        };
+        let offset = match offset {
+            None => 0,
+            Some(o) if o < 0 => return Err(DomainError::invalid("offset must be 0 or more")),
+            Some(o) => o,
+        };
+        Ok(Self { limit, offset })
+    }
+}
+
+/// One page of results and the total the page was cut from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paged<T> {
+    pub items: Vec<T>,
+    pub total: i64,
+    pub page: PageRequest,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_clamps_and_refuses() {
+        assert_eq!(
+            PageRequest::new(None, None, 20).unwrap(),
+            PageRequest {
+                limit: 20,
+                offset: 0
+            }
+        );
+        assert_eq!(
+            PageRequest::new(Some(1000), Some(5), 20).unwrap(),
+            PageRequest {
+                limit: 100,
+                offset: 5
+            }
+        );
+        assert!(PageRequest::new(Some(0), None, 20).is_err());
+        assert!(PageRequest::new(Some(-3), None, 20).is_err());
+        assert!(PageRequest::new(None, Some(-1), 20).is_err());
+    }
+}

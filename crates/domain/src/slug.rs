@@ -1,0 +1,108 @@
+//! Slugs and short url ids (decisions §1): `url` is `/<slug>-<urlId>`.
+
+use rand::{distributions::Uniform, Rng};
+
+pub const TITLE_SLUG_MAX: usize = 60;
+pub const URL_ID_LEN: usize = 10;
+const URL_ID_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+
+/// Lowercase ASCII words joined by single `-`, at most `max` characters, non-ASCII
+/// transliterated; `None` when nothing is left.
+pub fn slugify(raw: &str, max: usize) -> Option<String> {
+    let ascii = deunicode::deunicode(raw).to_ascii_lowercase();
+    let mut slug = String::with_capacity(ascii.len().min(max));
+    for word in ascii
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let sep = usize::from(!slug.is_empty());
+        if slug.len() + sep + word.len() > max {
+            if slug.is_empty() {
+                slug.push_str(&word[..max]);
+            }
+            break;
+        }
+        if sep == 1 {
+            slug.push('-');
+        }
+        slug.push_str(word);
+    }
+    (!slug.is_empty()).then_some(slug)
+}
+
+/// The slug used in a feedback or topic url: `untitled` when the title has no letters or digits.
+pub fn title_slug(title: &str) -> String {
+    slugify(title, TITLE_SLUG_MAX).unwrap_or_else(|| "untitled".to_owned())
+}
+
+/// Ten random characters of `[a-z0-9]`.
+pub fn new_url_id(rng: &mut impl Rng) -> String {
+    let pick = Uniform::from(0..URL_ID_ALPHABET.len());
+    (0..URL_ID_LEN)
+        .map(|_| URL_ID_ALPHABET[rng.sample(pick)] as char)
+        .collect()
+}
+
+pub fn url_path(title: &str, url_id: &str) -> String {
+    format!("/{}-{url_id}", title_slug(title))
+}
+
+/// The urlId at the end of `<title-slug>-<urlId>` (or a bare urlId).
+pub fn url_id_from_slug(slug: &str) -> Option<&str> {
+    let candidate = slug.trim_start_matches('/').rsplit('-').next()?;
+    let valid = candidate.len() == URL_ID_LEN
+        && candidate
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    valid.then_some(candidate)
+}
+
+/// A board slug chosen by a client: already slug-shaped.
+pub fn is_valid_slug(raw: &str) -> bool {
+    slugify(raw, usize::MAX).as_deref() == Some(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn slugs_collapse_and_transliterate() {
+        assert_eq!(slugify("  Hello,   World!! ", 60).unwrap(), "hello-world");
+        assert_eq!(
+            slugify("Crème brûlée à la carte", 60).unwrap(),
+            "creme-brulee-a-la-carte"
+        );
+        assert_eq!(slugify("!!!", 60), None);
+        assert_eq!(title_slug("???"), "untitled");
+    }
+
+    #[test]
+    fn slugs_cut_at_a_word_boundary() {
+        assert_eq!(slugify("alpha beta gamma", 11).unwrap(), "alpha-beta");
+        assert_eq!(slugify("abcdefghijkl", 5).unwrap(), "abcde");
+    }
+
+    #[test]
+    fn url_ids_come_back_out_of_urls() {
+        let mut rng = rand::thread_rng();
+        let id = new_url_id(&mut rng);
+        assert_eq!(id.len(), URL_ID_LEN);
+        let url = url_path("Dark mode, please", &id);
+        assert_eq!(url, format!("/dark-mode-please-{id}"));
+        assert_eq!(url_id_from_slug(&url), Some(id.as_str()));
+        assert_eq!(url_id_from_slug("dark-mode-NOTANID123"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn slugs_are_always_well_formed(raw in ".{0,200}") {
+            let slug = title_slug(&raw);
+            prop_assert!(slug.len() <= TITLE_SLUG_MAX);
+            prop_assert!(!slug.starts_with('-') && !slug.ends_with('-'));
+            prop_assert!(!slug.contains("--"));
+            prop_assert!(slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'));
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! Subscribers: the team's end users who submit, comment and vote. Identified by e-mail,
+//! matched case-insensitively and stored in lowercase.
+
+use serde_json::Value;
+
+use crate::{
+    error::{DomainError, DomainResult},
+    ids::{SubscriberId, TeamId},
+    meta::{self, Meta},
+    text,
+    timestamp::Timestamp,
+};
+
+/// A normalised e-mail address: trimmed, lowercase, `local@domain`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        let value = raw.trim().to_lowercase();
+        if value.is_empty() {
+            return Err(DomainError::invalid("email is required"));
+        }
+        if value.chars().count() > text::EMAIL_MAX {
+            return Err(DomainError::invalid(format!(
+                "email must be at most {} characters",
+                text::EMAIL_MAX
+            )));
+        }
+        let valid = match value.split_once('@') {
+            Some((local, domain)) => {
+                !local.is_empty()
+                    && !domain.is_empty()
+                    && !domain.contains('@')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+                    && !value.chars().any(|c| c.is_whitespace() || c.is_control())
+            }
+            None => false,
+        };
+        if valid {
+            Ok(Self(value))
+        } else {
+            Err(DomainError::invalid("email must be a valid e-mail address"))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The local part turned into a name: `jane.doe@x.io` → `Jane Doe`.
+    pub fn derived_name(&self) -> String {
+        let local = self.0.split('@').next().unwrap_or_default();
+        let words: Vec<String> = local
+            .split(['.', '_', '-', '+'])
+            .filter(|w| !w.is_empty())
+            .map(capitalise)
+            .collect();
+        if words.is_empty() {
+            self.0.clone()
+        } else {
+            words.join(" ")
+        }
+    }
+}
+
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubscriberSource {
+    Widget,
+    Api,
+}
+
+impl SubscriberSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubscriberSource::Widget => "widget",
+            SubscriberSource::Api => "api",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw {
+            "widget" => Ok(Self::Widget),
+            "api" => Ok(Self::Api),
+            _ => Err(DomainError::invalid("source must be one of widget, api")),
+        }
+    }
+}
+
+/// The meta keys also kept as typed values (decisions §2) so they can be filtered and sorted.
+/// Values of the wrong type stay in `meta` and leave the typed value empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Attributes {
+    pub mmr: Option<f64>,
+    pub plan: Option<String>,
+    pub role: Option<String>,
+    pub team: Option<String>,
+    pub created_at: Option<Timestamp>,
+}
+
+impl Attributes {
+    pub fn extract(meta: &Meta) -> Self {
+        let string = |key: &str| meta.get(key).and_then(Value::as_str).map(str::to_owned);
+        Self {
+            mmr: meta.get("mmr").and_then(|v| match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
+                _ => None,
+            }),
+            plan: string("plan"),
+            role: string("role"),
+            team: string("team"),
+            created_at: meta.get("created_at").and_then(|v| match v {
+                Value::String(s) => Timestamp::parse_rfc3339(s),
+                Value::Number(n) => n.as_i64().and_then(Timestamp::from_unix_seconds),
+                _ => None,
+            }),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subscriber {
+    pub id: SubscriberId,
+    pub team_id: TeamId,
+    pub name: String,
+    /// Absent only for an anonymous topic creator who gave none.
+    pub email: Option<Email>,
+    pub source: SubscriberSource,
+    pub meta: Meta,
+    pub attributes: Attributes,
+    pub avatar_url: Option<String>,
+    /// Tokens carrying an older version are refused (logout, deletion).
+    pub token_version: i64,
+    pub created_at: Timestamp,
+    pub last_updated: Timestamp,
+}
+
+/// A validated `subscriber.identify` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identify {
+    pub email: Email,
+    pub name: Option<String>,
+    pub meta: Option<Meta>,
+    pub avatar_url: Option<String>,
+    pub source: SubscriberSource,
+}
+
+impl Identify {
+    pub fn new(
+        email: Option<&str>,
+        name: Option<&str>,
+        meta: Option<&Value>,
+        avatar_url: Option<&str>,
+        source: Option<&str>,
+    ) -> DomainResult<Self> {
+        let email = Email::parse(email.unwrap_or_default())?;
+        let name = text::optional("name", name, text::NAME_MAX)?.filter(|n| !n.is_empty());
+        let meta = meta
+            .filter(|v| !v.is_null())
+            .map(|v| meta::validate("meta", v))
+            .transpose()?;
+        let avatar_url = avatar_url
+            .filter(|u| !u.trim().is_empty())
+            .map(|u| text::http_url("avatarUrl", u))
+            .transpose()?;
+        let source = source
+            .map(SubscriberSource::parse)
+            .transpose()?
+            .unwrap_or(SubscriberSource::Api);
+        Ok(Self {
+            email,
+            name,
+            meta,
+            avatar_url,
+            source,
+        })
+    }
+}
+
+impl Subscriber {
+    /// A subscriber created by `identify`.
+    pub fn identified(team_id: TeamId, input: &Identify, now: Timestamp) -> Self {
+        let meta = input.meta.clone().unwrap_or_default();
+        Self {
+            id: SubscriberId::new(),
+            team_id,
+            name: input
+                .name
+                .clone()
+                .unwrap_or_else(|| input.email.derived_name()),
+            email: Some(input.email.clone()),
+            source: input.source,
+            attributes: Attributes::extract(&meta),
+            meta,
+            avatar_url: input.avatar_url.clone(),
+            token_version: 0,
+            created_at: now,
+            last_updated: now,
+        }
+    }
+
+    /// `identify` of an existing subscriber: meta merged, given fields replaced.
+    pub fn merge_identify(&mut self, input: &Identify, now: Timestamp) {
+        if let Some(name) = &input.name {
+            self.name = name.clone();
+        }
+        if let Some(patch) = &input.meta {
+            meta::merge(&mut self.meta, patch);
+            self.attributes = Attributes::extract(&self.meta);
+        }
+        if let Some(url) = &input.avatar_url {
+            self.avatar_url = Some(url.clone());
+        }
+        self.last_updated = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn emails_are_trimmed_and_lowercased() {
+        assert_eq!(
+            Email::parse("  Jane.Doe@Example.COM ").unwrap().as_str(),
+            "jane.doe@example.com"
+        );
+        for bad in [
+            "",
+            "   ",
+            "jane",
+            "@x.io",
+            "jane@",
+            "a@b@c",
+            "ja ne@x.io",
+            "jane@.io",
+        ] {
+            assert!(Email::parse(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(Email::parse(&format!("{}@x.io", "a".repeat(250))).is_err());
+    }
+
+    #[test]
+    fn names_come_from_the_local_part() {
+        let name = |e: &str| Email::parse(e).unwrap().derived_name();
+        assert_eq!(name("jane.doe@x.io"), "Jane Doe");
+        assert_eq!(name("bob_the-builder+tag@x.io"), "Bob The Builder Tag");
+        assert_eq!(name("..@x.io"), "..@x.io");
+    }
+
+    #[test]
+    fn attributes_are_extracted_with_their_types() {
+        let meta = meta::validate(
+            "meta",
+            &json!({"mmr": 120.5, "plan": "pro", "role": "cto", "team": "core",
+                    "created_at": "2025-01-02T03:04:05Z", "other": 1}),
+        )
+        .unwrap();
+        let a = Attributes::extract(&meta);
+        assert_eq!(a.mmr, Some(120.5));
+        assert_eq!(a.plan.as_deref(), Some("pro"));
+        assert_eq!(
+            a.created_at.unwrap().to_rfc3339(),
+            "2025-01-02T03:04:05.000Z"
+        );
+        let wrong = meta::validate("meta", &json!({"mmr": "lots", "plan": 3})).unwrap();
+        assert_eq!(Attributes::extract(&wrong), Attributes::default());
+    }
+
+    #[test]
+    fn identify_merges_meta_and_keeps_unmentioned_fields() {
+        let now = Timestamp::from_unix_seconds(1_700_000_000).unwrap();
+        let first = Identify::new(
+            Some("A@x.io"),
+            None,
+            Some(&json!({"plan": "free", "a": 1})),
+            None,
+            None,
+        )
+        .unwrap();
+        let mut s = Subscriber::identified(TeamId::new(), &first, now);
+        assert_eq!(s.name, "A");
+        let second = Identify::new(
+            Some("a@x.io"),
+            Some("Ann"),
+            Some(&json!({"plan": "pro"})),
+            None,
+            None,
+        )
+        .unwrap();
+        s.merge_identify(&second, now.plus_seconds(5));
+        assert_eq!(
+            Value::Object(s.meta.clone()),
+            json!({"plan": "pro", "a": 1})
+        );
+        assert_eq!(s.attributes.plan.as_deref(), Some("pro"));
+        assert_eq!(s.name, "Ann");
+        assert_eq!(s.last_updated, now.plus_seconds(5));
+    }
+
+    proptest! {
+        #[test]
+        fn email_normalisation_is_idempotent(local in "[A-Za-z0-9._+-]{1,30}", domain in "[A-Za-z0-9-]{1,20}\\.[a-z]{2,5}") {
+            let once = Email::parse(&format!(" {local}@{domain} ")).unwrap();
+            let twice = Email::parse(once.as_str()).unwrap();
+            prop_assert_eq!(&once, &twice);
+            prop_assert_eq!(once.as_str(), once.as_str().to_lowercase());
+        }
+
+        #[test]
+        fn derived_names_are_never_empty(local in "[a-z0-9._+-]{1,30}") {
+            let email = Email::parse(&format!("{local}@x.io")).unwrap();
+            prop_assert!(!email.derived_name().trim().is_empty());
+        }
+    }
+}

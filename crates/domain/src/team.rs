@@ -1,0 +1,105 @@
+//! A team: the tenant that owns boards, roadmaps and subscribers, and its settings.
+
+use crate::{
+    error::{DomainError, DomainResult},
+    ids::TeamId,
+    text,
+    timestamp::Timestamp,
+};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Team {
+    pub id: TeamId,
+    pub name: String,
+    pub subdomain: String,
+    /// Lets a team API key create topics for anonymous visitors.
+    pub allow_anonymous_feedback: bool,
+    /// Holds new public feedback (and topics in moderated stages) until the team publishes it.
+    pub public_board_moderation: bool,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Team {
+    pub fn new(name: &str, subdomain: &str, now: Timestamp) -> DomainResult<Self> {
+        Ok(Self {
+            id: TeamId::new(),
+            name: text::required("name", Some(name), text::NAME_MAX)?,
+            subdomain: parse_subdomain(subdomain)?,
+            allow_anonymous_feedback: false,
+            public_board_moderation: false,
+            created_at: now,
+            updated_at: now,
+        })
+    }
+
+    pub fn apply(&mut self, patch: TeamPatch, now: Timestamp) {
+        if let Some(name) = patch.name {
+            self.name = name;
+        }
+        if let Some(v) = patch.allow_anonymous_feedback {
+            self.allow_anonymous_feedback = v;
+        }
+        if let Some(v) = patch.public_board_moderation {
+            self.public_board_moderation = v;
+        }
+        self.updated_at = now;
+    }
+}
+
+/// The settings `teams.update` may change; absent fields stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TeamPatch {
+    pub name: Option<String>,
+    pub allow_anonymous_feedback: Option<bool>,
+    pub public_board_moderation: Option<bool>,
+}
+
+impl TeamPatch {
+    pub fn new(
+        name: Option<&str>,
+        allow_anonymous_feedback: Option<bool>,
+        public_board_moderation: Option<bool>,
+    ) -> DomainResult<Self> {
+        let name = match name {
+            Some(raw) => Some(text::required("name", Some(raw), text::NAME_MAX)?),
+            None => None,
+        };
+        Ok(Self {
+            name,
+            allow_anonymous_feedback,
+            public_board_moderation,
+        })
+    }
+}
+
+/// A DNS label: 1–63 of `[a-z0-9-]`, not starting or ending with `-`. Case is folded.
+pub fn parse_subdomain(raw: &str) -> DomainResult<String> {
+    let value = raw.trim().to_ascii_lowercase();
+    let ok = (1..=63).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !value.starts_with('-')
+        && !value.ends_with('-');
+    if ok {
+        Ok(value)
+    } else {
+        Err(DomainError::invalid(
+            "subdomain must be 1-63 characters of a-z, 0-9 and '-', not starting or ending with '-'",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subdomains_are_dns_labels() {
+        assert_eq!(parse_subdomain(" Acme-1 ").unwrap(), "acme-1");
+        for bad in ["", "-acme", "acme-", "ac me", "ac_me", &"a".repeat(64)] {
+            assert!(parse_subdomain(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Length rules for the text fields a client sends (decisions §2). Lengths are counted in
+//! characters after trimming.
+
+use crate::error::{DomainError, DomainResult};
+
+pub const TITLE_MAX: usize = 255;
+pub const TEXT_MAX: usize = 50_000;
+pub const COMMENT_MAX: usize = 10_000;
+pub const NAME_MAX: usize = 255;
+pub const EMAIL_MAX: usize = 254;
+pub const SLUG_MAX: usize = 100;
+pub const URL_MAX: usize = 2_048;
+
+/// A required text field: trimmed, non-empty, at most `max` characters.
+pub fn required(field: &str, raw: Option<&str>, max: usize) -> DomainResult<String> {
+    let value = raw.map(str::trim).unwrap_or_default();
+    if value.is_empty() {
+        return Err(DomainError::invalid(format!("{field} is required")));
+    }
+    bounded(field, value, max)
+}
+
+/// An optional text field: trimmed and at most `max` characters; absent stays absent.
+pub fn optional(field: &str, raw: Option<&str>, max: usize) -> DomainResult<Option<String>> {
+    raw.map(|value| bounded(field, value.trim(), max))
+        .transpose()
+}
+
+fn bounded(field: &str, value: &str, max: usize) -> DomainResult<String> {
+    if value.chars().count() > max {
+        return Err(DomainError::invalid(format!(
+            "{field} must be at most {max} characters"
+        )));
+    }
+    Ok(value.to_owned())
+}
+
+/// `#RRGGBB`.
+pub fn color(field: &str, raw: &str) -> DomainResult<String> {
+    let ok =
+        raw.len() == 7 && raw.starts_with('#') && raw[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if ok {
+        Ok(raw.to_ascii_uppercase())
+    } else {
+        Err(DomainError::invalid(format!(
+            "{field} must be a hex color like #3B82F6"
+        )))
+    }
+}
+
+/// An http(s) URL of bounded length, such as an avatar.
+pub fn http_url(field: &str, raw: &str) -> DomainResult<String> {
+    let value = raw.trim();
+    let lower = value.to_ascii_lowercase();
+    if !(lower.starts_with("https://") || lower.starts_with("http://"))
+        || value.contains(char::is_whitespace)
+    {
+        return Err(DomainError::invalid(format!(
+            "{field} must be an http or https URL"
+        )));
+    }
+    bounded(field, value, URL_MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn required_rejects_blank_and_trims() {
+        assert_eq!(
+            required("title", Some("  "), 5),
+            Err(DomainError::invalid("title is required"))
+        );
+        assert_eq!(
+            required("title", None, 5),
+            Err(DomainError::invalid("title is required"))
+        );
+        assert_eq!(required("title", Some(" ab "), 5).unwrap(), "ab");
+    }
+
+    #[test]
+    fn length_is_counted_in_characters() {
+        assert!(required("name", Some("ééééé"), 5).is_ok());
+        assert_eq!(
+            required("name", Some("éééééé"), 5),
+            Err(DomainError::invalid("name must be at most 5 characters"))
+        );
+    }
+
+    #[test]
+    fn colors_are_hex_triplets() {
+        assert_eq!(color("color", "#a0b1c2").unwrap(), "#A0B1C2");
+        assert!(color("color", "red").is_err());
+        assert!(color("color", "#12345").is_err());
+        assert!(color("color", "#12345g").is_err());
+    }
+}

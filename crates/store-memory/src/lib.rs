@@ -1,0 +1,338 @@
+//! An in-memory implementation of every Sounding storage port: for tests, and for embedding
+//! the domain without a database. One mutex guards all state, so each port method is atomic,
+//! as the database adapters' transactions are.
+
+use std::{
+    collections::HashMap,
+    sync::{Mutex, MutexGuard},
+};
+
+use async_trait::async_trait;
+use sounding_domain::{
+    access::TeamUser,
+    api_key::{ApiKey, ApiKeyGrant},
+    board::{Board, BoardView},
+    event::{NewEvent, StoredEvent},
+    ids::{ApiKeyId, BoardId, SubscriberId, TeamId, UserId},
+    ports::{
+        conflicts, AccessStore, BoardStore, OutboxStore, SettingsStore, StoreError, StoreResult,
+        SubscriberStore, TeamStore,
+    },
+    subscriber::{Identify, Subscriber},
+    team::Team,
+    timestamp::Timestamp,
+};
+
+#[derive(Default)]
+struct State {
+    teams: HashMap<TeamId, Team>,
+    users: HashMap<UserId, TeamUser>,
+    keys: HashMap<ApiKeyId, ApiKey>,
+    subscribers: HashMap<SubscriberId, Subscriber>,
+    boards: HashMap<BoardId, Board>,
+    outbox: Vec<StoredEvent>,
+    settings: HashMap<String, String>,
+}
+
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave a half-applied change: every method
+        // validates before it mutates. So a poisoned lock is still consistent.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl State {
+    fn append(&mut self, events: &[NewEvent]) {
+        self.outbox.extend(events.iter().map(|e| StoredEvent {
+            id: e.id,
+            team_id: e.team_id,
+            kind: e.kind.as_str().to_owned(),
+            occurred_at: e.occurred_at,
+            payload: e.payload.clone(),
+        }));
+    }
+
+    fn board_view(&self, board: &Board) -> BoardView {
+        BoardView {
+            board: board.clone(),
+            feedback_count: 0,
+        }
+    }
+
+    fn slug_taken(&self, team: TeamId, slug: &str, except: Option<BoardId>) -> bool {
+        self.boards
+            .values()
+            .any(|b| b.team_id == team && b.slug == slug && Some(b.id) != except)
+    }
+}
+
+#[async_trait]
+impl TeamStore for MemoryStore {
+    async fn any_team(&self) -> StoreResult<bool> {
+        Ok(!self.state().teams.is_empty())
+    }
+
+    async fn create_team(&self, team: &Team, owner: &TeamUser, key: &ApiKey) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.teams.values().any(|t| t.subdomain == team.subdomain) {
+            return Err(StoreError::Conflict(conflicts::TEAM_SUBDOMAIN.into()));
+        }
+        s.teams.insert(team.id, team.clone());
+        s.users.insert(owner.id, owner.clone());
+        s.keys.insert(key.id, key.clone());
+        Ok(())
+    }
+
+    async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
+        Ok(self.state().teams.get(&id).cloned())
+    }
+
+    async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
+        Ok(self
+            .state()
+            .teams
+            .values()
+            .find(|t| t.subdomain == subdomain)
+            .cloned())
+    }
+
+    async fn update_team(&self, team: &Team) -> StoreResult<()> {
+        let mut s = self.state();
+        if let Some(existing) = s.teams.get_mut(&team.id) {
+            *existing = team.clone();
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl AccessStore for MemoryStore {
+    async fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
+        self.state().keys.insert(key.id, key.clone());
+        Ok(())
+    }
+
+    async fn api_key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKeyGrant>> {
+        let s = self.state();
+        let Some(key) = s.keys.values().find(|k| k.key_hash == key_hash) else {
+            return Ok(None);
+        };
+        Ok(s.users.get(&key.user_id).map(|user| ApiKeyGrant {
+            key: key.clone(),
+            user_role: user.role,
+        }))
+    }
+
+    async fn delete_api_key(&self, id: ApiKeyId) -> StoreResult<bool> {
+        Ok(self.state().keys.remove(&id).is_some())
+    }
+
+    async fn users(&self, team: TeamId) -> StoreResult<Vec<TeamUser>> {
+        let mut users: Vec<TeamUser> = self
+            .state()
+            .users
+            .values()
+            .filter(|u| u.team_id == team)
+            .cloned()
+            .collect();
+        users.sort_by(|a, b| {
+            b.role
+                .cmp(&a.role)
+                .then(a.created_at.cmp(&b.created_at))
+                .then(a.id.cmp(&b.id))
+        });
+        Ok(users)
+    }
+
+    async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>> {
+        Ok(self
+            .state()
+            .users
+            .values()
+            .find(|u| u.team_id == team && u.email == email)
+            .cloned())
+    }
+}
+
+#[async_trait]
+impl SubscriberStore for MemoryStore {
+    async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>> {
+        Ok(self
+            .state()
+            .subscribers
+            .get(&id)
+            .filter(|s| s.team_id == team)
+            .cloned())
+    }
+
+    async fn subscriber_by_email(
+        &self,
+        team: TeamId,
+        email: &str,
+    ) -> StoreResult<Option<Subscriber>> {
+        Ok(self
+            .state()
+            .subscribers
+            .values()
+            .find(|s| s.team_id == team && s.email.as_ref().map(|e| e.as_str()) == Some(email))
+            .cloned())
+    }
+
+    async fn identify(
+        &self,
+        team: TeamId,
+        input: &Identify,
+        now: Timestamp,
+    ) -> StoreResult<(Subscriber, bool)> {
+        let mut s = self.state();
+        let existing = s
+            .subscribers
+            .values_mut()
+            .find(|s| s.team_id == team && s.email.as_ref() == Some(&input.email));
+        if let Some(subscriber) = existing {
+            subscriber.merge_identify(input, now);
+            return Ok((subscriber.clone(), false));
+        }
+        let subscriber = Subscriber::identified(team, input, now);
+        s.subscribers.insert(subscriber.id, subscriber.clone());
+        Ok((subscriber, true))
+    }
+
+    async fn revoke_tokens(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        now: Timestamp,
+    ) -> StoreResult<Option<i64>> {
+        let mut s = self.state();
+        Ok(s.subscribers
+            .get_mut(&id)
+            .filter(|s| s.team_id == team)
+            .map(|subscriber| {
+                subscriber.token_version += 1;
+                subscriber.last_updated = now;
+                subscriber.token_version
+            }))
+    }
+}
+
+#[async_trait]
+impl BoardStore for MemoryStore {
+    async fn insert_board(&self, board: &Board) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.slug_taken(board.team_id, &board.slug, None) {
+            return Err(StoreError::Conflict(conflicts::BOARD_SLUG.into()));
+        }
+        s.boards.insert(board.id, board.clone());
+        Ok(())
+    }
+
+    async fn boards(&self, team: TeamId, public_only: bool) -> StoreResult<Vec<BoardView>> {
+        let s = self.state();
+        let mut boards: Vec<&Board> = s
+            .boards
+            .values()
+            .filter(|b| b.team_id == team && (!public_only || b.meta.is_public))
+            .collect();
+        boards.sort_by(|a, b| {
+            a.order
+                .cmp(&b.order)
+                .then(a.created_at.cmp(&b.created_at))
+                .then(a.id.cmp(&b.id))
+        });
+        Ok(boards.into_iter().map(|b| s.board_view(b)).collect())
+    }
+
+    async fn board(&self, team: TeamId, id: BoardId) -> StoreResult<Option<BoardView>> {
+        let s = self.state();
+        Ok(s.boards
+            .get(&id)
+            .filter(|b| b.team_id == team)
+            .map(|b| s.board_view(b)))
+    }
+
+    async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool> {
+        Ok(self.state().slug_taken(team, slug, None))
+    }
+
+    async fn next_board_order(&self, team: TeamId) -> StoreResult<i64> {
+        let s = self.state();
+        Ok(s.boards
+            .values()
+            .filter(|b| b.team_id == team)
+            .map(|b| b.order)
+            .max()
+            .unwrap_or(0)
+            + 1)
+    }
+
+    async fn update_board(&self, board: &Board) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.slug_taken(board.team_id, &board.slug, Some(board.id)) {
+            return Err(StoreError::Conflict(conflicts::BOARD_SLUG.into()));
+        }
+        if let Some(existing) = s
+            .boards
+            .get_mut(&board.id)
+            .filter(|b| b.team_id == board.team_id)
+        {
+            *existing = board.clone();
+        }
+        Ok(())
+    }
+
+    async fn delete_board(&self, team: TeamId, id: BoardId) -> StoreResult<bool> {
+        let mut s = self.state();
+        let owned = s.boards.get(&id).is_some_and(|b| b.team_id == team);
+        if owned {
+            s.boards.remove(&id);
+        }
+        Ok(owned)
+    }
+}
+
+#[async_trait]
+impl OutboxStore for MemoryStore {
+    async fn append_events(&self, events: &[NewEvent]) -> StoreResult<()> {
+        self.state().append(events);
+        Ok(())
+    }
+
+    async fn events(&self, team: TeamId) -> StoreResult<Vec<StoredEvent>> {
+        Ok(self
+            .state()
+            .outbox
+            .iter()
+            .filter(|e| e.team_id == team)
+            .cloned()
+            .collect())
+    }
+}
+
+#[async_trait]
+impl SettingsStore for MemoryStore {
+    async fn get_or_init_setting(&self, name: &str, candidate: &str) -> StoreResult<String> {
+        Ok(self
+            .state()
+            .settings
+            .entry(name.to_owned())
+            .or_insert_with(|| candidate.to_owned())
+            .clone())
+    }
+
+    async fn ping(&self) -> StoreResult<()> {
+        Ok(())
+    }
+}
