@@ -1,1 +1,38 @@
+//! Shared helpers for Sounding's black-box tests: a real server on a real TCP port, on
+//! SQLite or PostgreSQL, and a thin JSON client for its operations.
 
+pub mod bin;
+pub mod client;
+pub mod harness;
+pub mod pg;
+
+pub use client::{Reply, SECRET};
+pub use harness::{Engine, TestApp};
+
+/// Generates one `#[tokio::test]` per engine for each named `async fn(TestApp)`.
+/// PostgreSQL variants skip loudly when no database is configured (and fail under `CI=true`).
+#[macro_export]
+macro_rules! engine_tests {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::Sqlite).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::Postgres).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+    };
+}

@@ -1,1 +1,48 @@
-fn main() {}
+//! `cargo xtask <task>`: the project's chores as plain Rust (std::process::Command), so they
+//! run the same on every machine and in CI. See `usage` for the tasks.
+
+mod ci;
+mod deps;
+mod openapi;
+mod pg;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  test [ARGS...]       build, start a throwaway PostgreSQL, run `cargo test --workspace [ARGS...]`
+                       (e.g. `cargo xtask test -- --nocapture`)
+  check-deps           fail if sounding-domain or sounding-app depend on actix, diesel,
+                       reqwest or tokio
+  openapi [--check]    write docs/openapi.json; with --check, fail if it is out of date
+  ci                   everything CI runs: fmt, clippy, check-deps, openapi --check, test";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test::run(rest),
+        Some("check-deps") => deps::run(),
+        Some("openapi") => openapi::run(rest),
+        Some("ci") => ci::run(),
+        None | Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(0)
+        }
+        Some(other) => {
+            eprintln!("xtask: unknown task {other:?}\n\n{USAGE}");
+            Ok(2)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("xtask: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

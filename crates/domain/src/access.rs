@@ -118,6 +118,8 @@ pub struct SubscriberSession {
 }
 
 /// An authenticated caller.
+// Built once per request and passed by reference, so the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Caller {
     Team(KeyHolder),

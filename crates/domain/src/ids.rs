@@ -46,7 +46,17 @@ macro_rules! id_type {
     )*};
 }
 
-id_type!(TeamId, UserId, ApiKeyId, SubscriberId, BoardId, EventId);
+id_type!(
+    TeamId,
+    UserId,
+    ApiKeyId,
+    SubscriberId,
+    BoardId,
+    EventId,
+    FeedbackId,
+    FeedbackCommentId,
+    FeedbackVoteId,
+);
 
 /// Parses a UUID in its hyphenated form, the only form the API hands out.
 pub fn parse_uuid(field: &str, raw: &str) -> Result<Uuid, DomainError> {

@@ -1,1 +1,26 @@
+//! Sounding's HTTP JSON API on actix-web: the driving adapter. Requests are parsed
+//! ([`params`]), authenticated ([`auth`]), rate limited ([`rate_limit`]) and handed to one use
+//! case of `sounding-app` each ([`routes`]); results are rendered as the DTOs of [`dto`] and
+//! failures as the JSON error body of [`error`].
+//!
+//! The server crate calls [`http_server`] with an [`ApiState`]; tests may also use
+//! [`openapi_document`] and [`JwtCodec`].
 
+#[cfg(test)]
+mod app_tests;
+mod auth;
+mod dto;
+mod error;
+mod openapi;
+mod params;
+mod rate_limit;
+mod routes;
+mod server;
+mod state;
+
+pub use auth::jwt::{JwtCodec, WeakSecret};
+pub use error::ApiError;
+pub use openapi::{openapi_document, openapi_json};
+pub use server::{http_server, HttpOptions};
+pub use sounding_domain::ports::{Clock, TokenCodec};
+pub use state::{ApiState, RateLimits};

@@ -1,1 +1,202 @@
+//! The server: wires the adapters around the use cases (store, clock, token codec, HTTP) and
+//! starts them. The `sounding` binary (`cli`) and the black-box tests both start it through
+//! `start`, so tests run exactly what production runs.
 
+pub mod cli;
+pub mod clock;
+pub mod config;
+mod telemetry;
+
+use std::{io, net::SocketAddr, sync::Arc};
+
+use actix_web::dev::ServerHandle;
+use anyhow::{anyhow, Context as _};
+use rand::{distributions::Alphanumeric, rngs::OsRng, Rng as _};
+use sounding_app::teams::{bootstrap_default_team, CreatedTeam};
+use sounding_domain::ports::{Clock, SettingsStore as _, Store};
+use sounding_http_actix::{http_server, ApiState, HttpOptions, JwtCodec, RateLimits};
+use sounding_store_diesel::DieselStore;
+use tokio::task::JoinHandle;
+
+pub use clock::SystemClock;
+pub use config::{Config, ConfigError, Flags, JwtSecret, LogFormat};
+
+/// The settings row that keeps a generated JWT secret, shared by every instance.
+pub const JWT_SECRET_SETTING: &str = "jwt_secret";
+/// Length of a generated JWT secret (alphanumeric, so about 380 bits).
+const GENERATED_SECRET_LEN: usize = 64;
+/// How long in-flight requests may run on after a stop request.
+pub const SHUTDOWN_TIMEOUT_SECS: u64 = 30;
+
+/// A started server. Dropping it leaves the server running until the runtime ends; call
+/// `stop` to shut it down gracefully.
+pub struct Running {
+    pub addr: SocketAddr,
+    /// Team `Default` and its owner key, when this start created them (first start only).
+    pub bootstrap: Option<CreatedTeam>,
+    pub store: Arc<DieselStore>,
+    handle: ServerHandle,
+    join: JoinHandle<io::Result<()>>,
+}
+
+impl Running {
+    /// Stops accepting connections, lets in-flight requests finish, and waits for the end.
+    pub async fn stop(self) {
+        self.handle.stop(true).await;
+        if let Err(e) = self.wait().await {
+            tracing::warn!("server ended with an error: {e:#}");
+        }
+    }
+
+    /// `http://<addr>`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub(crate) fn handle(&self) -> ServerHandle {
+        self.handle.clone()
+    }
+
+    /// Resolves when the server has shut down (after a signal or `stop`).
+    pub(crate) async fn wait(self) -> anyhow::Result<()> {
+        match self.join.await {
+            Ok(result) => result.context("the HTTP server failed"),
+            Err(e) => Err(anyhow!("the HTTP server task failed: {e}")),
+        }
+    }
+}
+
+/// The real clock.
+pub fn system_clock() -> Arc<dyn Clock> {
+    Arc::new(SystemClock)
+}
+
+/// Connects, migrates, resolves the JWT secret, creates the default team on first start,
+/// binds `config.bind` (port 0 picks a free port) and spawns the HTTP server on the current
+/// tokio runtime. Returns once the server accepts connections.
+pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Running> {
+    let store = Arc::new(open_store(&config.database_url).await?);
+
+    let secret = match &config.jwt_secret {
+        Some(secret) => secret.expose().to_owned(),
+        // Kept in the database so tokens survive restarts and every instance signs alike.
+        None => store
+            .get_or_init_setting(JWT_SECRET_SETTING, &generate_secret())
+            .await
+            .context("cannot load the JWT secret from the database")?,
+    };
+    let tokens = JwtCodec::new(secret.as_bytes())
+        .map_err(|e| anyhow!("the JWT secret cannot be used: {e}"))?;
+
+    let bootstrap = bootstrap_default_team(&*store, &*clock)
+        .await
+        .context("cannot create the default team")?;
+
+    let listener = std::net::TcpListener::bind(&config.bind)
+        .with_context(|| format!("cannot listen on {}", config.bind))?;
+    let addr = listener.local_addr()?;
+
+    let state = ApiState {
+        store: store.clone() as Arc<dyn Store>,
+        clock,
+        tokens: Arc::new(tokens),
+        limits: RateLimits {
+            per_key_per_minute: config.rate_limit_key_per_min,
+            per_subscriber_per_minute: config.rate_limit_subscriber_per_min,
+        },
+    };
+    let options = HttpOptions {
+        workers: config.workers,
+        shutdown_timeout_secs: SHUTDOWN_TIMEOUT_SECS,
+        ..HttpOptions::default()
+    };
+    let server = http_server(listener, state, options).context("cannot start the HTTP server")?;
+    let handle = server.handle();
+    let join = tokio::spawn(server);
+    tracing::info!("listening on http://{addr}");
+
+    Ok(Running {
+        addr,
+        bootstrap,
+        store,
+        handle,
+        join,
+    })
+}
+
+/// Connects to the database and applies pending migrations.
+pub(crate) async fn open_store(database_url: &str) -> anyhow::Result<DieselStore> {
+    let store = connect(database_url).await?;
+    // The adapter logs the versions it applied.
+    store
+        .migrate()
+        .await
+        .context("cannot migrate the database")?;
+    Ok(store)
+}
+
+/// Connects without migrating. Building the pool may block (file creation, first PostgreSQL
+/// handshake), so it runs off the async workers.
+pub(crate) async fn connect(database_url: &str) -> anyhow::Result<DieselStore> {
+    let url = database_url.to_owned();
+    let shown = redact_url(database_url);
+    tokio::task::spawn_blocking(move || DieselStore::connect(&url))
+        .await
+        .map_err(|e| anyhow!("connecting to the database panicked: {e}"))?
+        .with_context(|| format!("cannot open the database {shown}"))
+}
+
+/// 64 alphanumeric characters from the operating system's CSPRNG.
+fn generate_secret() -> String {
+    OsRng
+        .sample_iter(&Alphanumeric)
+        .take(GENERATED_SECRET_LEN)
+        .map(char::from)
+        .collect()
+}
+
+/// The URL with any password replaced by `***`, for messages and logs.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{path}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_secrets_are_long_alphanumeric_and_fresh() {
+        let a = generate_secret();
+        assert_eq!(a.len(), 64);
+        assert!(a.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_ne!(a, generate_secret());
+        assert!(a.parse::<JwtSecret>().is_ok());
+    }
+
+    #[test]
+    fn passwords_are_redacted_from_database_urls() {
+        assert_eq!(
+            redact_url("postgres://app:s3cr%40t@db:5432/sounding"),
+            "postgres://app:***@db:5432/sounding"
+        );
+        assert_eq!(
+            redact_url("postgres://app@db/sounding"),
+            "postgres://app@db/sounding"
+        );
+        assert_eq!(
+            redact_url("sqlite:///var/lib/sounding.db"),
+            "sqlite:///var/lib/sounding.db"
+        );
+    }
+}

@@ -1,1 +1,103 @@
+//! Sounding's storage ports on diesel: one code path for SQLite and PostgreSQL, the engine
+//! chosen at run time by the database URL. `DieselStore` is the adapter; `repos/` holds one
+//! file per resource, `connection` the pool, `tx` the transaction helpers.
 
+mod connection;
+mod error;
+mod migrations;
+mod repos;
+mod schema;
+mod tx;
+
+use sounding_domain::ports::{StoreError, StoreResult};
+
+pub use connection::{Engine, PoolOptions};
+pub use error::ConnectError;
+
+use connection::{DbConnection, DbPool, Target};
+use error::{DbError, DbResult};
+
+/// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
+/// pool inside is shared).
+#[derive(Clone)]
+pub struct DieselStore {
+    pool: DbPool,
+    engine: Engine,
+}
+
+impl std::fmt::Debug for DieselStore {
+    // Never the URL: it may hold a password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.pool.state();
+        f.debug_struct("DieselStore")
+            .field("engine", &self.engine)
+            .field("connections", &state.connections)
+            .field("idle_connections", &state.idle_connections)
+            .finish()
+    }
+}
+
+impl DieselStore {
+    /// Opens a pool on `sqlite://path/to/file.db` (the file and its directory are created if
+    /// missing) or `postgres://…`, with the default `PoolOptions`. Does not migrate.
+    pub fn connect(database_url: &str) -> Result<DieselStore, ConnectError> {
+        Self::connect_with(database_url, PoolOptions::default())
+    }
+
+    pub fn connect_with(
+        database_url: &str,
+        options: PoolOptions,
+    ) -> Result<DieselStore, ConnectError> {
+        let target = Target::parse(database_url)?;
+        let engine = target.engine();
+        let pool = connection::build_pool(target, &options)?;
+        tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
+        Ok(DieselStore { pool, engine })
+    }
+
+    /// Runs the embedded migrations not yet applied; returns their versions, oldest first.
+    pub async fn migrate(&self) -> Result<Vec<String>, ConnectError> {
+        let pool = self.pool.clone();
+        let engine = self.engine;
+        let migration_failed = move |reason: String| ConnectError::Migration { engine, reason };
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get().map_err(|e| migration_failed(e.to_string()))?;
+            migrations::run(&mut conn).map_err(migration_failed)
+        })
+        .await
+        .map_err(|e| ConnectError::Migration {
+            engine,
+            reason: format!("the migration task failed: {e}"),
+        })?
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Runs `f` with a pooled connection on tokio's blocking pool: diesel blocks, and the
+    /// caller's executor thread must not. The caller's tracing span goes along.
+    async fn run<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        let span = tracing::Span::current();
+        tokio::task::spawn_blocking(move || {
+            span.in_scope(|| {
+                let mut conn = pool.get().map_err(DbError::Pool)?;
+                f(&mut conn)
+            })
+        })
+        .await
+        .unwrap_or_else(|e| Err(DbError::Task(format!("storage task failed: {e}"))))
+        .map_err(|e| {
+            let error = StoreError::from(e);
+            if !matches!(error, StoreError::Conflict(_)) {
+                tracing::warn!(%error, "storage operation failed");
+            }
+            error
+        })
+    }
+}

@@ -1,0 +1,303 @@
+//! Feedback items: what subscribers and the team post on boards, with a status, a priority,
+//! a short url id, and moderation and archive states.
+
+use serde_json::Value;
+
+use crate::{
+    error::{DomainError, DomainResult},
+    ids::{BoardId, FeedbackId, SubscriberId, TeamId},
+    meta::{self, Meta},
+    slug, text,
+    timestamp::Timestamp,
+};
+
+/// Custom feedback types are short labels (`bug`, `idea`).
+pub const TYPE_MAX: usize = 50;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FeedbackStatus {
+    InReview,
+    InProgress,
+    Planned,
+    Completed,
+    Closed,
+}
+
+impl FeedbackStatus {
+    pub const ALL: [FeedbackStatus; 5] = [
+        FeedbackStatus::InReview,
+        FeedbackStatus::InProgress,
+        FeedbackStatus::Planned,
+        FeedbackStatus::Completed,
+        FeedbackStatus::Closed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeedbackStatus::InReview => "in_review",
+            FeedbackStatus::InProgress => "in_progress",
+            FeedbackStatus::Planned => "planned",
+            FeedbackStatus::Completed => "completed",
+            FeedbackStatus::Closed => "closed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.as_str() == raw)
+            .ok_or_else(|| {
+                DomainError::invalid(
+                    "status must be one of in_review, in_progress, planned, completed, closed",
+                )
+            })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+    Urgent,
+}
+
+impl Priority {
+    pub const ALL: [Priority; 4] = [
+        Priority::Low,
+        Priority::Medium,
+        Priority::High,
+        Priority::Urgent,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::Low => "low",
+            Priority::Medium => "medium",
+            Priority::High => "high",
+            Priority::Urgent => "urgent",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.as_str() == raw)
+            .ok_or_else(|| {
+                DomainError::invalid("priority must be one of low, medium, high, urgent")
+            })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Feedback {
+    pub id: FeedbackId,
+    pub team_id: TeamId,
+    pub board_id: Option<BoardId>,
+    /// Ten `[a-z0-9]` characters, unique per team; survives title changes.
+    pub url_id: String,
+    pub title: String,
+    pub text: String,
+    pub status: FeedbackStatus,
+    pub priority: Priority,
+    pub kind: Option<String>,
+    pub creator_id: SubscriberId,
+    pub meta: Meta,
+    /// `None` while awaiting moderation.
+    pub published_at: Option<Timestamp>,
+    pub archived_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_modified_by_id: Option<SubscriberId>,
+}
+
+impl Feedback {
+    /// `/<title-slug>-<urlId>`, regenerated from the current title.
+    pub fn url(&self) -> String {
+        slug::url_path(&self.title, &self.url_id)
+    }
+
+    pub fn is_public(&self) -> bool {
+        self.published_at.is_some() && self.archived_at.is_none()
+    }
+}
+
+/// Validated content of a feedback creation (team or public).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedbackDraft {
+    pub title: String,
+    pub text: String,
+    pub kind: Option<String>,
+    pub meta: Meta,
+}
+
+impl FeedbackDraft {
+    pub fn new(
+        title: Option<&str>,
+        text: Option<&str>,
+        kind: Option<&str>,
+        meta: Option<&Value>,
+    ) -> DomainResult<Self> {
+        Ok(Self {
+            title: text::required("title", title, text::TITLE_MAX)?,
+            text: text::optional("text", text, text::TEXT_MAX)?.unwrap_or_default(),
+            kind: parse_kind(kind)?,
+            meta: meta
+                .filter(|m| !m.is_null())
+                .map(|m| meta::validate("meta", m))
+                .transpose()?
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// Validated changes of a feedback update; absent fields stay as they are.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FeedbackPatch {
+    pub title: Option<String>,
+    pub text: Option<String>,
+    pub kind: Option<String>,
+    /// Merged into the existing meta.
+    pub meta: Option<Meta>,
+    pub status: Option<FeedbackStatus>,
+    pub priority: Option<Priority>,
+}
+
+impl FeedbackPatch {
+    pub fn content(
+        title: Option<&str>,
+        text: Option<&str>,
+        kind: Option<&str>,
+        meta: Option<&Value>,
+    ) -> DomainResult<Self> {
+        Ok(Self {
+            title: title
+                .map(|t| text::required("title", Some(t), text::TITLE_MAX))
+                .transpose()?,
+            text: text::optional("text", text, text::TEXT_MAX)?,
+            kind: parse_kind(kind)?,
+            meta: meta
+                .filter(|m| !m.is_null())
+                .map(|m| meta::validate("meta", m))
+                .transpose()?,
+            status: None,
+            priority: None,
+        })
+    }
+
+    /// Applies the patch; returns the previous status when it really changed.
+    pub fn apply(self, feedback: &mut Feedback, now: Timestamp) -> Option<FeedbackStatus> {
+        if let Some(title) = self.title {
+            feedback.title = title;
+        }
+        if let Some(text) = self.text {
+            feedback.text = text;
+        }
+        if let Some(kind) = self.kind {
+            feedback.kind = Some(kind);
+        }
+        if let Some(patch) = self.meta {
+            meta::merge(&mut feedback.meta, &patch);
+        }
+        if let Some(priority) = self.priority {
+            feedback.priority = priority;
+        }
+        let previous = match self.status {
+            Some(status) if status != feedback.status => {
+                Some(std::mem::replace(&mut feedback.status, status))
+            }
+            _ => None,
+        };
+        feedback.updated_at = now;
+        previous
+    }
+}
+
+fn parse_kind(raw: Option<&str>) -> DomainResult<Option<String>> {
+    Ok(text::optional("type", raw, TYPE_MAX)?.filter(|k| !k.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample(now: Timestamp) -> Feedback {
+        Feedback {
+            id: FeedbackId::new(),
+            team_id: TeamId::new(),
+            board_id: None,
+            url_id: "abcdefghij".into(),
+            title: "Dark mode".into(),
+            text: String::new(),
+            status: FeedbackStatus::InReview,
+            priority: Priority::Medium,
+            kind: None,
+            creator_id: SubscriberId::new(),
+            meta: Meta::new(),
+            published_at: Some(now),
+            archived_at: None,
+            created_at: now,
+            updated_at: now,
+            last_modified_by_id: None,
+        }
+    }
+
+    #[test]
+    fn statuses_and_priorities_parse_and_name_the_allowed_values() {
+        for s in FeedbackStatus::ALL {
+            assert_eq!(FeedbackStatus::parse(s.as_str()).unwrap(), s);
+        }
+        let err = FeedbackStatus::parse("done").unwrap_err().to_string();
+        assert!(err.contains("in_review") && err.contains("closed"));
+        assert_eq!(Priority::parse("urgent").unwrap(), Priority::Urgent);
+        assert!(Priority::parse("critical").is_err());
+    }
+
+    #[test]
+    fn drafts_need_a_title() {
+        assert_eq!(
+            FeedbackDraft::new(Some("  "), None, None, None),
+            Err(DomainError::invalid("title is required"))
+        );
+        let d = FeedbackDraft::new(
+            Some(" Export "),
+            Some("csv"),
+            Some("idea"),
+            Some(&json!({"a": 1})),
+        )
+        .unwrap();
+        assert_eq!(
+            (d.title.as_str(), d.text.as_str(), d.kind.as_deref()),
+            ("Export", "csv", Some("idea"))
+        );
+    }
+
+    #[test]
+    fn the_url_follows_the_title_and_keeps_the_url_id() {
+        let now = Timestamp::from_unix_seconds(1).unwrap();
+        let mut f = sample(now);
+        assert_eq!(f.url(), "/dark-mode-abcdefghij");
+        let patch = FeedbackPatch::content(Some("Darker mode"), None, None, None).unwrap();
+        assert_eq!(patch.apply(&mut f, now.plus_seconds(1)), None);
+        assert_eq!(f.url(), "/darker-mode-abcdefghij");
+        assert_eq!(f.updated_at, now.plus_seconds(1));
+    }
+
+    #[test]
+    fn a_status_change_is_reported_only_when_it_changes() {
+        let now = Timestamp::from_unix_seconds(1).unwrap();
+        let mut f = sample(now);
+        let same = FeedbackPatch {
+            status: Some(FeedbackStatus::InReview),
+            ..Default::default()
+        };
+        assert_eq!(same.apply(&mut f, now), None);
+        let moved = FeedbackPatch {
+            status: Some(FeedbackStatus::Planned),
+            ..Default::default()
+        };
+        assert_eq!(moved.apply(&mut f, now), Some(FeedbackStatus::InReview));
+        assert_eq!(f.status, FeedbackStatus::Planned);
+    }
+}

@@ -1,0 +1,27 @@
+//! Votes on feedback: at most one per subscriber per feedback item.
+
+use crate::{
+    ids::{FeedbackId, FeedbackVoteId, SubscriberId},
+    timestamp::Timestamp,
+};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedbackVote {
+    pub id: FeedbackVoteId,
+    pub feedback_id: FeedbackId,
+    pub subscriber_id: SubscriberId,
+    pub created_at: Timestamp,
+}
+
+/// What casting a vote did: the vote (new, or the one that already existed) and the count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VoteOutcome {
+    Cast {
+        vote: FeedbackVote,
+        total_votes: i64,
+    },
+    AlreadyVoted,
+}
+
+/// The refusal of a repeated vote (decisions §4).
+pub const ALREADY_VOTED: &str = "You have already voted on this feedback; delete the vote first";

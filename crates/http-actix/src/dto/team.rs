@@ -1,0 +1,69 @@
+//! Team shapes: the team object and the parameters of `teams.update`.
+
+use serde::{Deserialize, Serialize};
+use sounding_app::teams::UpdateTeam;
+use sounding_domain::{team::Team, TeamId, Timestamp};
+use utoipa::ToSchema;
+
+use crate::params::lenient;
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamDto {
+    #[schema(value_type = String, format = Uuid)]
+    pub id: TeamId,
+    pub name: String,
+    pub subdomain: String,
+    #[schema(value_type = String, format = DateTime, example = "2026-11-22T10:04:05.123Z")]
+    pub created_at: Timestamp,
+    /// Lets a team API key create topics for anonymous visitors.
+    pub allow_anonymous_feedback: bool,
+    /// Holds new public feedback until the team publishes it.
+    pub public_board_moderation: bool,
+}
+
+impl From<&Team> for TeamDto {
+    fn from(team: &Team) -> Self {
+        Self {
+            id: team.id,
+            name: team.name.clone(),
+            subdomain: team.subdomain.clone(),
+            created_at: team.created_at,
+            allow_anonymous_feedback: team.allow_anonymous_feedback,
+            public_board_moderation: team.public_board_moderation,
+        }
+    }
+}
+
+/// `{data: Team}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TeamResponse {
+    pub data: TeamDto,
+}
+
+impl From<&Team> for TeamResponse {
+    fn from(team: &Team) -> Self {
+        Self { data: team.into() }
+    }
+}
+
+/// `teams.update`: only the fields given change.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateTeamParams {
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub allow_anonymous_feedback: Option<bool>,
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub public_board_moderation: Option<bool>,
+}
+
+impl From<UpdateTeamParams> for UpdateTeam {
+    fn from(p: UpdateTeamParams) -> Self {
+        Self {
+            name: p.name,
+            allow_anonymous_feedback: p.allow_anonymous_feedback,
+            public_board_moderation: p.public_board_moderation,
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! The one parameter extractor, [`Params`]: reads the body itself (at most 1 MiB), requires
+//! `application/json` for a non-empty body, merges query-string parameters under the body's
+//! (the body wins on a clash), and deserializes the result, naming the field in every error.
+//!
+//! Rules (decisions §1): an empty body is `{}`; a body that is not a JSON object is 400;
+//! malformed JSON is 400; another `Content-Type` with a non-empty body is 415; a body over
+//! 1 MiB is 413 (checked against `Content-Length` before reading, and while reading).
+
+pub mod lenient;
+
+use actix_web::{
+    dev::Payload,
+    http::header::{CONTENT_LENGTH, CONTENT_TYPE},
+    web::{self, BytesMut},
+    FromRequest, HttpRequest,
+};
+use futures_util::{future::LocalBoxFuture, StreamExt};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::ApiError;
+
+/// Largest accepted request body.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// An operation's parameters, from the JSON body and the query string.
+#[derive(Debug, Clone)]
+pub struct Params<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let payload = payload.take();
+        Box::pin(async move {
+            let body = read_body(&req, payload).await?;
+            let object = merged_object(&req, &body)?;
+            decode(object).map(Params)
+        })
+    }
+}
+
+async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
+    let declared = req
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
+        return Err(ApiError::payload_too_large());
+    }
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| match e {
+            actix_web::error::PayloadError::Overflow => ApiError::payload_too_large(),
+            other => ApiError::bad_request(format!("Could not read the request body: {other}")),
+        })?;
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(ApiError::payload_too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// The body's object (or `{}`) with the query-string parameters it lacks added as strings.
+fn merged_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    let mut object = if body.iter().all(u8::is_ascii_whitespace) {
+        Map::new()
+    } else {
+        if !is_json(req) {
+            return Err(ApiError::unsupported_media_type());
+        }
+        match serde_json::from_slice::<Value>(body) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err(ApiError::bad_request("Request body must be a JSON object")),
+            Err(e) => {
+                return Err(ApiError::bad_request(format!(
+                    "Request body is not valid JSON: {e}"
+                )))
+            }
+        }
+    };
+    let query = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
+        .map_err(|_| ApiError::bad_request("Query string is malformed"))?;
+    for (key, value) in query.into_inner() {
+        object.entry(key).or_insert(Value::String(value));
+    }
+    Ok(object)
+}
+
+/// `application/json`, with or without parameters such as `; charset=utf-8`.
+fn is_json(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn decode<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(Value::Object(object))
+        .map_err(|e| ApiError::bad_request(describe(&e.path().to_string(), &e.inner().to_string())))
+}
+
+/// Turns serde's wording into the API's: `name must be a string`, `limit must be an integer`.
+fn describe(field: &str, message: &str) -> String {
+    if let Some((_, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.split_once(", expected "))
+    {
+        return format!("{field} must be {expected}");
+    }
+    if message.starts_with("must be ") {
+        return format!("{field} {message}");
+    }
+    format!("{field} is invalid: {message}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::{http::StatusCode, test::TestRequest, ResponseError};
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    struct Probe {
+        name: Option<String>,
+        #[serde(default, deserialize_with = "lenient::opt_i64")]
+        limit: Option<i64>,
+        #[serde(default, deserialize_with = "lenient::opt_bool")]
+        is_public: Option<bool>,
+    }
+
+    async fn extract(req: TestRequest) -> Result<Probe, ApiError> {
+        let (req, mut payload) = req.to_http_parts();
+        Params::<Probe>::from_request(&req, &mut payload)
+            .await
+            .map(|p| p.0)
+    }
+
+    fn json(body: &str) -> TestRequest {
+        TestRequest::post()
+            .uri("/v1/x")
+            .insert_header((CONTENT_TYPE, "application/json"))
+            .set_payload(body.to_owned())
+    }
+
+    fn failure(result: Result<Probe, ApiError>) -> (StatusCode, String) {
+        let err = result.unwrap_err();
+        (err.status_code(), err.message().to_owned())
+    }
+
+    #[actix_web::test]
+    async fn body_wins_over_the_query_string_and_query_fills_the_gaps() {
+        let req = json(r#"{"name": "from body"}"#)
+            .uri("/v1/x?name=from+query&limit=5&isPublic=true&limit=7");
+        let probe = extract(req).await.unwrap();
+        assert_eq!(
+            probe,
+            Probe {
+                name: Some("from body".into()),
+                limit: Some(5),
+                is_public: Some(true),
+            }
+        );
+    }
+
+    #[actix_web::test]
+    async fn an_empty_body_is_an_empty_object_whatever_its_type() {
+        let probe = extract(TestRequest::post().uri("/v1/x?limit=3"))
+            .await
+            .unwrap();
+        assert_eq!(probe.limit, Some(3));
+        let probe = extract(
+            TestRequest::post()
+                .insert_header((CONTENT_TYPE, "text/plain"))
+                .set_payload(" \n"),
+        )
+        .await
+        .unwrap();
+        assert_eq!(probe.name, None);
+    }
+
+    #[actix_web::test]
+    async fn content_type_parameters_are_allowed() {
+        let req = TestRequest::post()
+            .insert_header((CONTENT_TYPE, "Application/JSON; charset=utf-8"))
+            .set_payload(r#"{"limit": "12"}"#);
+        assert_eq!(extract(req).await.unwrap().limit, Some(12));
+    }
+
+    #[actix_web::test]
+    async fn a_non_json_content_type_with_a_body_is_415() {
+        for content_type in [Some("text/plain"), Some("application/jsonx"), None] {
+            let mut req = TestRequest::post().set_payload(r#"{"name": "x"}"#);
+            if let Some(ct) = content_type {
+                req = req.insert_header((CONTENT_TYPE, ct));
+            }
+            let (status, message) = failure(extract(req).await);
+            assert_eq!(
+                status,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{content_type:?}"
+            );
+            assert_eq!(message, "Content-Type must be application/json");
+        }
+    }
+
+    #[actix_web::test]
+    async fn an_oversized_body_is_413_by_header_or_by_reading() {
+        let big = format!(r#"{{"name": "{}"}}"#, "x".repeat(MAX_BODY_BYTES));
+        let (status, message) = failure(extract(json(&big)).await);
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(message, "Request body is larger than 1 MiB");
+
+        // A lying Content-Length is caught while reading.
+        let req = json(&big).insert_header((CONTENT_LENGTH, "10"));
+        assert_eq!(failure(extract(req).await).0, StatusCode::PAYLOAD_TOO_LARGE);
+
+        // A declared size over the limit is refused before reading.
+        let req = json("{}").insert_header((CONTENT_LENGTH, "1048577"));
+        assert_eq!(failure(extract(req).await).0, StatusCode::PAYLOAD_TOO_LARGE);
+
+        // Exactly 1 MiB is accepted.
+        let padding = MAX_BODY_BYTES - r#"{"name": ""}"#.len();
+        let exact = format!(r#"{{"name": "{}"}}"#, "y".repeat(padding));
+        assert_eq!(exact.len(), MAX_BODY_BYTES);
+        assert!(extract(json(&exact)).await.is_ok());
+    }
+
+    #[actix_web::test]
+    async fn malformed_json_and_non_objects_are_400() {
+        let (status, message) = failure(extract(json(r#"{"name": "#)).await);
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(
+            message.starts_with("Request body is not valid JSON: EOF while parsing"),
+            "{message}"
+        );
+        for body in ["[1, 2]", "\"text\"", "42", "null"] {
+            assert_eq!(
+                failure(extract(json(body)).await),
+                (
+                    StatusCode::BAD_REQUEST,
+                    "Request body must be a JSON object".to_owned()
+                ),
+                "{body}"
+            );
+        }
+    }
+
+    #[actix_web::test]
+    async fn wrong_types_name_the_field() {
+        let cases = [
+            (r#"{"name": 5}"#, "name must be a string"),
+            (r#"{"limit": 2.5}"#, "limit must be an integer"),
+            (r#"{"limit": "abc"}"#, "limit must be an integer"),
+            (r#"{"isPublic": "maybe"}"#, "isPublic must be a boolean"),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(
+                failure(extract(json(body)).await),
+                (StatusCode::BAD_REQUEST, expected.to_owned()),
+                "{body}"
+            );
+        }
+        let req = TestRequest::post().uri("/v1/x?limit=ten");
+        assert_eq!(failure(extract(req).await).1, "limit must be an integer");
+    }
+
+    #[actix_web::test]
+    async fn unknown_fields_are_ignored() {
+        let probe = extract(json(r#"{"name": "n", "whatever": {"deep": [1]}}"#))
+            .await
+            .unwrap();
+        assert_eq!(probe.name.as_deref(), Some("n"));
+    }
+}

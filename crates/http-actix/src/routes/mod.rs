@@ -1,0 +1,95 @@
+//! The route table: every operation, served by POST under both `/v1` and `/api/v1`
+//! (decisions §1), the OpenAPI document under each prefix, and the health endpoints.
+//! Authentication and rate limiting wrap the API prefixes only.
+
+pub mod fallback;
+pub mod feedback_boards;
+pub mod health;
+pub mod subscribers;
+pub mod teams;
+
+use actix_web::{
+    body::MessageBody,
+    dev::{ServiceFactory, ServiceRequest, ServiceResponse},
+    middleware::from_fn,
+    web, Error, FromRequest, Handler, Responder, Scope,
+};
+
+use crate::{auth::middleware::resolve_caller, openapi, rate_limit};
+
+/// Every operation of the API: its name (the path after the prefix) and what serves it.
+fn operations(cfg: &mut web::ServiceConfig) {
+    operation(cfg, "teams.info", teams::info);
+    operation(cfg, "teams.update", teams::update);
+    operation(cfg, "public/subscriber.identify", subscribers::identify);
+    operation(cfg, "public/subscriber.info", subscribers::info);
+    operation(cfg, "public/subscriber.logout", subscribers::logout);
+    operation(cfg, "feedback-boards.create", feedback_boards::create);
+    operation(cfg, "feedback-boards.list", feedback_boards::list);
+    operation(cfg, "feedback-boards.info", feedback_boards::info);
+    operation(cfg, "feedback-boards.update", feedback_boards::update);
+    operation(cfg, "feedback-boards.delete", feedback_boards::delete);
+    operation(
+        cfg,
+        "public/feedback-boards.list",
+        feedback_boards::public_list,
+    );
+}
+
+fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)
+where
+    F: Handler<Args>,
+    Args: FromRequest + 'static,
+    F::Output: Responder + 'static,
+{
+    cfg.service(
+        web::resource(format!("/{name}"))
+            .route(web::post().to(handler))
+            .default_service(web::to(fallback::post_only)),
+    );
+}
+
+/// One API prefix: the operations and the OpenAPI document, authenticated and rate limited.
+fn api_scope(
+    prefix: &str,
+) -> Scope<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    web::scope(prefix)
+        .configure(operations)
+        .service(
+            web::resource("/openapi.json")
+                .route(web::get().to(openapi::serve))
+                .default_service(web::to(fallback::get_only)),
+        )
+        .default_service(web::to(fallback::unknown_operation))
+        // The last wrap runs first: authenticate, then count against the caller's bucket.
+        .wrap(from_fn(rate_limit::enforce))
+        .wrap(from_fn(resolve_caller))
+}
+
+/// Where the operations are served (decisions §1).
+pub const PREFIXES: [&str; 2] = ["/v1", "/api/v1"];
+
+/// Every route of the application.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    for prefix in PREFIXES {
+        cfg.service(api_scope(prefix));
+    }
+    cfg.service(
+        web::resource("/healthz")
+            .route(web::get().to(health::healthz))
+            .default_service(web::to(fallback::get_only)),
+    )
+    .service(
+        web::resource("/readyz")
+            .route(web::get().to(health::readyz))
+            .default_service(web::to(fallback::get_only)),
+    );
+}

@@ -1,0 +1,126 @@
+//! Assembling the actix application and server: app data, framework error handlers that
+//! answer with the API's JSON error body, request tracing with a request id, the routes, and
+//! the server's timeouts and graceful shutdown.
+
+use std::{net::TcpListener, time::Duration};
+
+use actix_web::{
+    body::MessageBody,
+    dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse},
+    error::{JsonPayloadError, PathError, QueryPayloadError},
+    http::header::{HeaderName, HeaderValue},
+    middleware::{from_fn, Next},
+    web, App, Error, HttpMessage, HttpServer,
+};
+use tracing_actix_web::{RequestId, TracingLogger};
+
+use crate::{error::ApiError, params::MAX_BODY_BYTES, rate_limit::RateLimiter, routes, ApiState};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// Worker threads; `None` (or 0) for one per CPU core.
+    pub workers: Option<usize>,
+    /// How long a graceful shutdown waits for requests in flight.
+    pub shutdown_timeout_secs: u64,
+    /// How long a client may take to send a request's head.
+    pub client_request_timeout: Duration,
+    /// How long an idle keep-alive connection stays open.
+    pub keep_alive: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            workers: None,
+            shutdown_timeout_secs: 30,
+            client_request_timeout: Duration::from_secs(5),
+            keep_alive: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The HTTP server on an already bound listener (bind port 0 to let the OS choose). The
+/// returned server runs when awaited or spawned, within a Tokio or actix runtime; it stops
+/// gracefully on SIGINT/SIGTERM or through its handle.
+pub fn http_server(
+    listener: TcpListener,
+    state: ApiState,
+    options: HttpOptions,
+) -> std::io::Result<Server> {
+    let limiter = web::Data::new(RateLimiter::new(state.limits));
+    let state = web::Data::new(state);
+    let mut server = HttpServer::new(move || app(state.clone(), limiter.clone()))
+        .shutdown_timeout(options.shutdown_timeout_secs)
+        .client_request_timeout(options.client_request_timeout)
+        .keep_alive(options.keep_alive);
+    if let Some(workers) = options.workers.filter(|n| *n > 0) {
+        server = server.workers(workers);
+    }
+    Ok(server.listen(listener)?.run())
+}
+
+/// The whole application; one per worker, sharing the state and the rate limiter.
+pub(crate) fn app(
+    state: web::Data<ApiState>,
+    limiter: web::Data<RateLimiter>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .app_data(limiter)
+        .app_data(json_config())
+        .app_data(query_config())
+        .app_data(path_config())
+        .configure(routes::configure)
+        .default_service(web::to(routes::fallback::not_found))
+        .wrap(from_fn(echo_request_id))
+        .wrap(TracingLogger::default())
+}
+
+/// Every response names the request id its log lines carry.
+async fn echo_request_id(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let id = req.extensions().get::<RequestId>().copied();
+    let mut res = next.call(req).await?;
+    if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id.to_string()).ok()) {
+        res.headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), value);
+    }
+    Ok(res)
+}
+
+// The operations read their parameters with `Params`; these configure actix's own extractors
+// so that, should one be used, its errors still come out as the API's JSON body.
+
+fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(MAX_BODY_BYTES)
+        .error_handler(|err, _| {
+            match err {
+                JsonPayloadError::OverflowKnownLength { .. }
+                | JsonPayloadError::Overflow { .. } => ApiError::payload_too_large(),
+                JsonPayloadError::ContentType => ApiError::unsupported_media_type(),
+                other => ApiError::bad_request(format!("Request body is not valid JSON: {other}")),
+            }
+            .into()
+        })
+}
+
+fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|err: QueryPayloadError, _| {
+        ApiError::bad_request(format!("Query string is malformed: {err}")).into()
+    })
+}
+
+fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|_: PathError, _| ApiError::not_found().into())
+}

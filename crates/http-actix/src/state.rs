@@ -1,0 +1,33 @@
+//! What every request handler shares: the storage port, the clock, the token codec and the
+//! rate-limit quotas. Built once by the server crate and cloned into each worker.
+
+use std::sync::Arc;
+
+use sounding_domain::ports::{Clock, Store, TokenCodec};
+
+#[derive(Clone)]
+pub struct ApiState {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub tokens: Arc<dyn TokenCodec>,
+    pub limits: RateLimits,
+}
+
+/// Requests allowed per one-minute window (decisions §8), counted by each instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// For requests made with a team API key, per key.
+    pub per_key_per_minute: u32,
+    /// For requests made with a subscriber token, per subscriber; and for requests without a
+    /// valid credential, per client address.
+    pub per_subscriber_per_minute: u32,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        Self {
+            per_key_per_minute: 1000,
+            per_subscriber_per_minute: 100,
+        }
+    }
+}

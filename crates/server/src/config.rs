@@ -1,0 +1,405 @@
+//! The server's configuration: one typed struct, read once from the environment at start-up
+//! (tests build it directly). Every bad value is reported in one line naming its variable.
+
+use std::{collections::HashMap, fmt, str::FromStr};
+
+use sounding_domain::token::MIN_SECRET_BYTES;
+
+pub const DATABASE_URL: &str = "SOUNDING_DATABASE_URL";
+pub const BIND: &str = "SOUNDING_BIND";
+pub const JWT_SECRET: &str = "SOUNDING_JWT_SECRET";
+pub const RATE_LIMIT_KEY_PER_MIN: &str = "SOUNDING_RATE_LIMIT_KEY_PER_MIN";
+pub const RATE_LIMIT_SUBSCRIBER_PER_MIN: &str = "SOUNDING_RATE_LIMIT_SUBSCRIBER_PER_MIN";
+pub const LOG: &str = "SOUNDING_LOG";
+pub const LOG_FORMAT: &str = "SOUNDING_LOG_FORMAT";
+pub const WORKERS: &str = "SOUNDING_WORKERS";
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://sounding.db";
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub const DEFAULT_RATE_LIMIT_KEY_PER_MIN: u32 = 1000;
+pub const DEFAULT_RATE_LIMIT_SUBSCRIBER_PER_MIN: u32 = 100;
+pub const DEFAULT_LOG: &str = "info";
+
+/// The variables `from_vars` reads, in the order the docs list them.
+pub const VARIABLES: [&str; 8] = [
+    DATABASE_URL,
+    BIND,
+    JWT_SECRET,
+    RATE_LIMIT_KEY_PER_MIN,
+    RATE_LIMIT_SUBSCRIBER_PER_MIN,
+    LOG,
+    LOG_FORMAT,
+    WORKERS,
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub database_url: String,
+    pub bind: String,
+    /// `None`: the secret is generated once and kept in the database.
+    pub jwt_secret: Option<JwtSecret>,
+    pub rate_limit_key_per_min: u32,
+    pub rate_limit_subscriber_per_min: u32,
+    /// An `EnvFilter` directive string (`info`, `sounding=debug,actix_web=warn`, …).
+    pub log_filter: String,
+    pub log_format: LogFormat,
+    /// HTTP worker threads; `None` lets actix use one per core.
+    pub workers: Option<usize>,
+}
+
+impl Config {
+    /// The defaults, on the given database.
+    pub fn new(database_url: impl Into<String>) -> Self {
+        Self {
+            database_url: database_url.into(),
+            bind: DEFAULT_BIND.to_owned(),
+            jwt_secret: None,
+            rate_limit_key_per_min: DEFAULT_RATE_LIMIT_KEY_PER_MIN,
+            rate_limit_subscriber_per_min: DEFAULT_RATE_LIMIT_SUBSCRIBER_PER_MIN,
+            log_filter: DEFAULT_LOG.to_owned(),
+            log_format: LogFormat::Text,
+            workers: None,
+        }
+    }
+
+    /// Reads the process environment (the only place that does).
+    pub fn from_env(flags: &Flags) -> Result<Self, ConfigError> {
+        Self::from_vars(&sounding_vars()?, flags)
+    }
+
+    /// Builds the configuration from variables (as if from the environment), then applies the
+    /// command-line flags, which win. An empty variable counts as unset.
+    pub fn from_vars(vars: &HashMap<String, String>, flags: &Flags) -> Result<Self, ConfigError> {
+        let get = |name: &str| vars.get(name).map(String::as_str).filter(|v| !v.is_empty());
+        let mut config = Config::new(DEFAULT_DATABASE_URL);
+
+        if let Some(url) = get(DATABASE_URL) {
+            config.database_url = database_url(DATABASE_URL, url)?;
+        }
+        if let Some(bind) = get(BIND) {
+            config.bind = bind.trim().to_owned();
+        }
+        if let Some(raw) = get(JWT_SECRET) {
+            config.jwt_secret = Some(
+                raw.parse()
+                    .map_err(|e: SecretTooShort| ConfigError::new(JWT_SECRET, e.to_string()))?,
+            );
+        }
+        if let Some(raw) = get(RATE_LIMIT_KEY_PER_MIN) {
+            config.rate_limit_key_per_min = positive(RATE_LIMIT_KEY_PER_MIN, raw)?;
+        }
+        if let Some(raw) = get(RATE_LIMIT_SUBSCRIBER_PER_MIN) {
+            config.rate_limit_subscriber_per_min = positive(RATE_LIMIT_SUBSCRIBER_PER_MIN, raw)?;
+        }
+        if let Some(raw) = get(LOG) {
+            // Checked here so a typo stops start-up instead of silently logging nothing.
+            tracing_subscriber::EnvFilter::try_new(raw).map_err(|e| {
+                ConfigError::new(LOG, format!("must be a log filter such as \"info\" ({e})"))
+            })?;
+            config.log_filter = raw.to_owned();
+        }
+        if let Some(raw) = get(LOG_FORMAT) {
+            config.log_format = raw.parse().map_err(|()| {
+                ConfigError::new(LOG_FORMAT, format!("must be text or json, got {raw:?}"))
+            })?;
+        }
+        if let Some(raw) = get(WORKERS) {
+            config.workers = Some(positive(WORKERS, raw)?);
+        }
+
+        if let Some(url) = &flags.database {
+            config.database_url = database_url("--database", url)?;
+        }
+        if let Some(bind) = &flags.bind {
+            config.bind = bind.trim().to_owned();
+        }
+        if config.bind.is_empty() {
+            return Err(ConfigError::new(
+                BIND,
+                "must be an address such as 127.0.0.1:8080",
+            ));
+        }
+        Ok(config)
+    }
+}
+
+/// Command-line flags that override the environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Flags {
+    pub database: Option<String>,
+    pub bind: Option<String>,
+}
+
+/// The process environment's `SOUNDING_*` variables.
+pub fn sounding_vars() -> Result<HashMap<String, String>, ConfigError> {
+    let mut vars = HashMap::new();
+    for (name, value) in std::env::vars_os() {
+        let Some(name) = name.to_str().filter(|n| n.starts_with("SOUNDING_")) else {
+            continue;
+        };
+        let value = value
+            .into_string()
+            .map_err(|_| ConfigError::new(name, "must be valid UTF-8"))?;
+        vars.insert(name.to_owned(), value);
+    }
+    Ok(vars)
+}
+
+fn database_url(source: &str, raw: &str) -> Result<String, ConfigError> {
+    let url = raw.trim();
+    // Only the engine is checked here; the store adapter reports anything else at connect.
+    let known = url.split_once(':').is_some_and(|(scheme, rest)| {
+        let scheme = scheme.to_ascii_lowercase();
+        ["sqlite", "postgres", "postgresql"].contains(&scheme.as_str())
+            && !rest.trim_start_matches('/').is_empty()
+    });
+    if known {
+        Ok(url.to_owned())
+    } else {
+        // Never echo the value: a PostgreSQL URL may carry a password.
+        Err(ConfigError::new(
+            source,
+            "must be a sqlite://PATH or postgres://USER@HOST/DB URL",
+        ))
+    }
+}
+
+fn positive<T: FromStr + PartialOrd + From<u8>>(name: &str, raw: &str) -> Result<T, ConfigError> {
+    raw.trim()
+        .parse::<T>()
+        .ok()
+        .filter(|n| *n >= T::from(1))
+        .ok_or_else(|| ConfigError::new(name, format!("must be a positive integer, got {raw:?}")))
+}
+
+/// A bad configuration value; displays as `<VARIABLE> <what is wrong>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{variable} {message}")]
+pub struct ConfigError {
+    pub variable: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(variable: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            variable: variable.into(),
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+impl FromStr for LogFormat {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            _ => Err(()),
+        }
+    }
+}
+
+/// The subscriber-token signing secret. Its `Debug` never shows it, so a logged `Config`
+/// cannot leak it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct JwtSecret(String);
+
+impl JwtSecret {
+    /// The secret itself; its UTF-8 bytes are the HMAC key.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for JwtSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("JwtSecret(<redacted>)")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("must be at least {MIN_SECRET_BYTES} bytes, got {0}")]
+pub struct SecretTooShort(pub usize);
+
+impl FromStr for JwtSecret {
+    type Err = SecretTooShort;
+    fn from_str(s: &str) -> Result<Self, SecretTooShort> {
+        if s.len() < MIN_SECRET_BYTES {
+            Err(SecretTooShort(s.len()))
+        } else {
+            Ok(Self(s.to_owned()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    fn vars(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn parse(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        Config::from_vars(&vars(pairs), &Flags::default())
+    }
+
+    fn message(pairs: &[(&str, &str)]) -> String {
+        parse(pairs).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn no_variables_gives_the_documented_defaults() {
+        let config = parse(&[]).unwrap();
+        assert_eq!(config, Config::new("sqlite://sounding.db"));
+        assert_eq!(config.bind, "127.0.0.1:8080");
+        assert_eq!(config.jwt_secret, None);
+        assert_eq!(config.rate_limit_key_per_min, 1000);
+        assert_eq!(config.rate_limit_subscriber_per_min, 100);
+        assert_eq!(config.log_filter, "info");
+        assert_eq!(config.log_format, LogFormat::Text);
+        assert_eq!(config.workers, None);
+    }
+
+    #[test]
+    fn every_variable_is_read() {
+        let config = parse(&[
+            (DATABASE_URL, "postgres://u@db/sounding"),
+            (BIND, "0.0.0.0:9000"),
+            (JWT_SECRET, SECRET),
+            (RATE_LIMIT_KEY_PER_MIN, "50"),
+            (RATE_LIMIT_SUBSCRIBER_PER_MIN, " 7 "),
+            (LOG, "sounding=debug,actix_web=warn"),
+            (LOG_FORMAT, "JSON"),
+            (WORKERS, "3"),
+        ])
+        .unwrap();
+        assert_eq!(
+            config,
+            Config {
+                database_url: "postgres://u@db/sounding".into(),
+                bind: "0.0.0.0:9000".into(),
+                jwt_secret: Some(SECRET.parse().unwrap()),
+                rate_limit_key_per_min: 50,
+                rate_limit_subscriber_per_min: 7,
+                log_filter: "sounding=debug,actix_web=warn".into(),
+                log_format: LogFormat::Json,
+                workers: Some(3),
+            }
+        );
+    }
+
+    #[test]
+    fn empty_variables_count_as_unset() {
+        let config = parse(&[(JWT_SECRET, ""), (WORKERS, ""), (DATABASE_URL, "")]).unwrap();
+        assert_eq!(config, Config::new(DEFAULT_DATABASE_URL));
+    }
+
+    #[test]
+    fn a_non_numeric_rate_limit_names_the_variable_and_the_value() {
+        assert_eq!(
+            message(&[(RATE_LIMIT_KEY_PER_MIN, "abc")]),
+            r#"SOUNDING_RATE_LIMIT_KEY_PER_MIN must be a positive integer, got "abc""#
+        );
+    }
+
+    #[test]
+    fn zero_negative_and_fractional_numbers_are_refused() {
+        for bad in ["0", "-1", "1.5", "99999999999"] {
+            assert_eq!(
+                message(&[(RATE_LIMIT_SUBSCRIBER_PER_MIN, bad)]),
+                format!("SOUNDING_RATE_LIMIT_SUBSCRIBER_PER_MIN must be a positive integer, got {bad:?}")
+            );
+        }
+        assert_eq!(
+            message(&[(WORKERS, "0")]),
+            r#"SOUNDING_WORKERS must be a positive integer, got "0""#
+        );
+    }
+
+    #[test]
+    fn a_short_jwt_secret_is_refused_without_echoing_it() {
+        let msg = message(&[(JWT_SECRET, "too-short-secret")]);
+        assert_eq!(msg, "SOUNDING_JWT_SECRET must be at least 32 bytes, got 16");
+        assert!(!msg.contains("too-short-secret"));
+    }
+
+    #[test]
+    fn an_unknown_log_format_names_the_variable() {
+        assert_eq!(
+            message(&[(LOG_FORMAT, "yaml")]),
+            r#"SOUNDING_LOG_FORMAT must be text or json, got "yaml""#
+        );
+    }
+
+    #[test]
+    fn a_bad_log_filter_names_the_variable() {
+        let msg = message(&[(LOG, "sounding=loud")]);
+        assert!(
+            msg.starts_with("SOUNDING_LOG must be a log filter"),
+            "{msg}"
+        );
+        assert!(!msg.contains('\n'));
+    }
+
+    #[test]
+    fn a_database_url_without_a_known_scheme_is_refused_without_echoing_it() {
+        let msg = message(&[(DATABASE_URL, "mysql://root:hunter2@db/x")]);
+        assert_eq!(
+            msg,
+            "SOUNDING_DATABASE_URL must be a sqlite://PATH or postgres://USER@HOST/DB URL"
+        );
+        assert!(parse(&[(DATABASE_URL, "sqlite://")]).is_err());
+        assert!(parse(&[(DATABASE_URL, "nothing")]).is_err());
+        for ok in ["postgresql://u@h/d", "sqlite:rel.db", "SQLITE:///abs.db"] {
+            assert!(parse(&[(DATABASE_URL, ok)]).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn flags_override_the_environment() {
+        let flags = Flags {
+            database: Some("sqlite:///tmp/flag.db".into()),
+            bind: Some("127.0.0.1:0".into()),
+        };
+        let config = Config::from_vars(
+            &vars(&[(DATABASE_URL, "postgres://u@db/env"), (BIND, "0.0.0.0:80")]),
+            &flags,
+        )
+        .unwrap();
+        assert_eq!(config.database_url, "sqlite:///tmp/flag.db");
+        assert_eq!(config.bind, "127.0.0.1:0");
+    }
+
+    #[test]
+    fn a_bad_database_flag_names_the_flag() {
+        let flags = Flags {
+            database: Some("nowhere".into()),
+            bind: None,
+        };
+        let err = Config::from_vars(&HashMap::new(), &flags).unwrap_err();
+        assert_eq!(err.variable, "--database");
+    }
+
+    #[test]
+    fn the_jwt_secret_is_redacted_in_debug_output() {
+        let config = parse(&[(JWT_SECRET, SECRET)]).unwrap();
+        let shown = format!("{config:?}");
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(shown.contains("JwtSecret(<redacted>)"), "{shown}");
+        assert_eq!(config.jwt_secret.unwrap().expose(), SECRET);
+    }
+}

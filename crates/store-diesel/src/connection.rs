@@ -1,0 +1,329 @@
+//! Connections: the one `DbConnection` over SQLite and PostgreSQL, the database URL that picks
+//! between them at run time, the r2d2 pool and the PRAGMAs every SQLite connection gets.
+
+use std::{fmt, path::Path, time::Duration};
+
+use diesel::{
+    connection::SimpleConnection,
+    r2d2::{self, CustomizeConnection, HandleError, ManageConnection, Pool, R2D2Connection},
+    Connection, PgConnection, SqliteConnection,
+};
+
+use crate::error::ConnectError;
+
+/// Every query is written once against this type; diesel renders it for the live backend.
+/// The few statements that differ per engine match on the variant (see `per_backend!`).
+#[derive(diesel::MultiConnection)]
+pub enum DbConnection {
+    Postgresql(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+/// Runs the same statement on whichever inner connection is live. For the statements the
+/// common `MultiBackend` cannot express (`ON CONFLICT`, `FOR UPDATE`) but both engines can.
+macro_rules! per_backend {
+    ($conn:expr, |$inner:ident| $body:expr) => {
+        match $conn {
+            $crate::connection::DbConnection::Postgresql($inner) => $body,
+            $crate::connection::DbConnection::Sqlite($inner) => $body,
+        }
+    };
+}
+pub(crate) use per_backend;
+
+/// The database engine behind a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Engine::Sqlite => "sqlite",
+            Engine::Postgres => "postgres",
+        })
+    }
+}
+
+/// Pool settings; the defaults suit one small server process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolOptions {
+    /// Most connections open at once (at least 1).
+    pub max_connections: u32,
+    /// How long to wait for a connection, when opening the pool and on every checkout.
+    pub connect_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 10,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A parsed database URL: which engine, and what to hand its driver.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A file path (relative to the working directory unless it starts with `/`).
+    Sqlite(String),
+    /// The URL as given; libpq parses it.
+    Postgres(String),
+}
+
+impl fmt::Debug for Target {
+    // A PostgreSQL URL may carry a password, so only the engine is shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
+            Target::Postgres(_) => f.write_str("Postgres(..)"),
+        }
+    }
+}
+
+impl Target {
+    /// `sqlite://path`, `sqlite:///absolute/path`, `sqlite:path`, `postgres://…`,
+    /// `postgresql://…`. The scheme is case-insensitive.
+    pub(crate) fn parse(url: &str) -> Result<Self, ConnectError> {
+        let url = url.trim();
+        let Some((scheme, rest)) = url.split_once(':') else {
+            return Err(ConnectError::MissingScheme);
+        };
+        let is_scheme = !scheme.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if !is_scheme {
+            return Err(ConnectError::MissingScheme);
+        }
+        match scheme.to_ascii_lowercase().as_str() {
+            "sqlite" => {
+                let path = rest.strip_prefix("//").unwrap_or(rest);
+                if path.is_empty() {
+                    Err(ConnectError::MissingSqlitePath)
+                } else if path.starts_with(":memory:") || path.contains("mode=memory") {
+                    Err(ConnectError::SqliteInMemory)
+                } else {
+                    Ok(Target::Sqlite(path.to_owned()))
+                }
+            }
+            "postgres" | "postgresql" => Ok(Target::Postgres(url.to_owned())),
+            other => Err(ConnectError::UnsupportedScheme(other.to_owned())),
+        }
+    }
+
+    pub(crate) fn engine(&self) -> Engine {
+        match self {
+            Target::Sqlite(_) => Engine::Sqlite,
+            Target::Postgres(_) => Engine::Postgres,
+        }
+    }
+}
+
+/// Opens the inner connection the target names (rather than letting `DbConnection::establish`
+/// try every driver in turn).
+#[derive(Debug)]
+pub(crate) struct Manager {
+    target: Target,
+}
+
+impl ManageConnection for Manager {
+    type Connection = DbConnection;
+    type Error = r2d2::Error;
+
+    fn connect(&self) -> Result<DbConnection, r2d2::Error> {
+        match &self.target {
+            Target::Sqlite(path) => SqliteConnection::establish(path).map(DbConnection::Sqlite),
+            Target::Postgres(url) => PgConnection::establish(url).map(DbConnection::Postgresql),
+        }
+        .map_err(r2d2::Error::ConnectionError)
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), r2d2::Error> {
+        conn.ping().map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        // True when a transaction was left open or failed: such a connection is discarded.
+        conn.is_broken()
+    }
+}
+
+/// Applied once to each new SQLite connection. `busy_timeout` comes first so that switching
+/// to WAL waits for a concurrent opener instead of failing; `foreign_keys` is off by default
+/// in SQLite and is what makes `ON DELETE CASCADE` work.
+const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000;
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+PRAGMA foreign_keys = ON;";
+
+#[derive(Debug)]
+struct SqlitePragmas;
+
+impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), r2d2::Error> {
+        if let DbConnection::Sqlite(inner) = conn {
+            inner
+                .batch_execute(SQLITE_PRAGMAS)
+                .map_err(r2d2::Error::QueryError)?;
+        }
+        Ok(())
+    }
+}
+
+/// Sends the pool's background connection failures to `tracing` (r2d2 would use `log`).
+#[derive(Debug)]
+struct TracingErrors;
+
+impl HandleError<r2d2::Error> for TracingErrors {
+    fn handle_error(&self, error: r2d2::Error) {
+        tracing::warn!(%error, "database connection failed");
+    }
+}
+
+pub(crate) type DbPool = Pool<Manager>;
+
+pub(crate) fn build_pool(target: Target, options: &PoolOptions) -> Result<DbPool, ConnectError> {
+    if options.max_connections == 0 {
+        return Err(ConnectError::EmptyPool);
+    }
+    let engine = target.engine();
+    if let Target::Sqlite(path) = &target {
+        create_parent_dir(Path::new(path))?;
+    }
+    let builder = Pool::builder()
+        .max_size(options.max_connections)
+        // One connection proves the database answers; the rest open on demand.
+        .min_idle(Some(1))
+        .connection_timeout(options.connect_timeout)
+        .error_handler(Box::new(TracingErrors));
+    let builder = match engine {
+        Engine::Sqlite => builder.connection_customizer(Box::new(SqlitePragmas)),
+        Engine::Postgres => builder,
+    };
+    builder
+        .build(Manager { target })
+        .map_err(|e| ConnectError::Open {
+            engine,
+            reason: e.to_string(),
+        })
+}
+
+/// SQLite creates a missing file, but not a missing directory.
+fn create_parent_dir(path: &Path) -> Result<(), ConnectError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => std::fs::create_dir_all(dir)
+            .map_err(|source| ConnectError::CreateDirectory {
+                path: dir.to_path_buf(),
+                source,
+            }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(url: &str) -> Result<Target, String> {
+        Target::parse(url).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn sqlite_urls_name_a_file() {
+        assert_eq!(
+            parse("sqlite://data/sounding.db"),
+            Ok(Target::Sqlite("data/sounding.db".into()))
+        );
+        assert_eq!(
+            parse("sqlite:///var/lib/sounding/db.sqlite"),
+            Ok(Target::Sqlite("/var/lib/sounding/db.sqlite".into()))
+        );
+        assert_eq!(
+            parse("sqlite:sounding.db"),
+            Ok(Target::Sqlite("sounding.db".into()))
+        );
+        assert_eq!(parse(" SQLite://x.db "), Ok(Target::Sqlite("x.db".into())));
+    }
+
+    #[test]
+    fn postgres_urls_are_passed_through_whole() {
+        for url in [
+            "postgres://u:p@localhost:5432/sounding",
+            "postgresql://localhost/sounding?sslmode=require",
+        ] {
+            let target = Target::parse(url).unwrap();
+            assert_eq!(target, Target::Postgres(url.into()));
+            assert_eq!(target.engine(), Engine::Postgres);
+        }
+    }
+
+    #[test]
+    fn other_urls_are_refused_with_a_hint() {
+        assert_eq!(
+            parse("mysql://localhost/db").unwrap_err(),
+            "unsupported database URL scheme 'mysql': use sqlite://path or postgres://..."
+        );
+        for url in ["sounding.db", "", "/var/lib/sounding.db", "://x"] {
+            assert!(
+                parse(url).unwrap_err().contains("has no scheme"),
+                "{url:?} accepted"
+            );
+        }
+        assert!(parse("sqlite://").unwrap_err().contains("names no file"));
+        assert!(parse("sqlite::memory:").unwrap_err().contains("in-memory"));
+    }
+
+    #[test]
+    fn debug_output_hides_postgres_credentials() {
+        let target = Target::parse("postgres://u:secret@h/db").unwrap();
+        assert!(!format!("{target:?}").contains("secret"));
+    }
+
+    #[test]
+    fn every_sqlite_connection_gets_the_pragmas() {
+        use diesel::{sql_types::Text, QueryableByName, RunQueryDsl};
+
+        #[derive(QueryableByName)]
+        struct Pragma {
+            #[diesel(sql_type = Text)]
+            value: String,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.db").display().to_string();
+        let pool = build_pool(Target::Sqlite(path), &PoolOptions::default()).unwrap();
+        // Two connections at once, so the second is a fresh one too.
+        let mut first = pool.get().unwrap();
+        let mut second = pool.get().unwrap();
+        for conn in [&mut *first, &mut *second] {
+            // Each pragma's table-valued function names its column; busy_timeout's is `timeout`.
+            let mut pragma = |name: &str| {
+                let column = if name == "busy_timeout" {
+                    "timeout"
+                } else {
+                    name
+                };
+                diesel::sql_query(format!(
+                    "SELECT CAST({column} AS TEXT) AS value FROM pragma_{name}"
+                ))
+                .get_result::<Pragma>(conn)
+                .unwrap()
+                .value
+            };
+            assert_eq!(pragma("journal_mode"), "wal");
+            assert_eq!(pragma("synchronous"), "1", "NORMAL");
+            assert_eq!(pragma("foreign_keys"), "1");
+            assert_eq!(pragma("busy_timeout"), "5000");
+        }
+    }
+
+    #[test]
+    fn engines_print_their_names() {
+        assert_eq!(Engine::Sqlite.to_string(), "sqlite");
+        assert_eq!(Engine::Postgres.to_string(), "postgres");
+    }
+}

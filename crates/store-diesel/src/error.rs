@@ -1,0 +1,140 @@
+//! Errors: `ConnectError` for opening and migrating a database (shown to an operator), and the
+//! adapter's internal `DbError`, mapped onto the port's `StoreError` at the edge.
+
+use std::path::PathBuf;
+
+use diesel::result::{DatabaseErrorInformation, DatabaseErrorKind, Error as DieselError};
+use sounding_domain::ports::{conflicts, StoreError};
+
+use crate::connection::Engine;
+
+/// Why a database could not be opened or brought up to date. The messages say what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("unsupported database URL scheme '{0}': use sqlite://path or postgres://...")]
+    UnsupportedScheme(String),
+    #[error(
+        "the database URL has no scheme: use sqlite://path/to/file.db or \
+         postgres://user:password@host:5432/database"
+    )]
+    MissingScheme,
+    #[error("the SQLite database URL names no file: use sqlite://path/to/file.db")]
+    MissingSqlitePath,
+    #[error(
+        "in-memory SQLite is not supported (every pooled connection would see its own empty \
+         database): use sqlite://path/to/file.db"
+    )]
+    SqliteInMemory,
+    #[error("the connection pool needs at least one connection (max_connections is 0)")]
+    EmptyPool,
+    #[error("could not create the directory {path} for the SQLite database: {source}")]
+    CreateDirectory {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("could not open the {engine} database: {reason}")]
+    Open { engine: Engine, reason: String },
+    #[error("could not migrate the {engine} database: {reason}")]
+    Migration { engine: Engine, reason: String },
+}
+
+/// What can go wrong inside the adapter, before it is told to the use case as a `StoreError`.
+#[derive(Debug)]
+pub(crate) enum DbError {
+    Query(DieselError),
+    Pool(diesel::r2d2::PoolError),
+    /// A stored value that does not make a domain value (bad id, bad JSON, unknown role).
+    Corrupt(String),
+    /// A uniqueness rule the use case can act on; checked explicitly before a write.
+    Conflict(&'static str),
+    /// The blocking task died (a panic in a query or conversion).
+    Task(String),
+}
+
+pub(crate) type DbResult<T> = Result<T, DbError>;
+
+impl From<DieselError> for DbError {
+    fn from(e: DieselError) -> Self {
+        DbError::Query(e)
+    }
+}
+
+impl DbError {
+    pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> Self {
+        DbError::Corrupt(format!("{what}: {detail}"))
+    }
+
+    /// A unique-index violation of any kind: PostgreSQL's answer to two transactions that
+    /// insert the same key at once, which callers may retry.
+    pub(crate) fn is_unique_violation(&self) -> bool {
+        matches!(
+            self,
+            DbError::Query(DieselError::DatabaseError(
+                DatabaseErrorKind::UniqueViolation,
+                _
+            ))
+        )
+    }
+}
+
+/// The unique indexes that are domain rules: PostgreSQL names the index, SQLite the columns.
+const UNIQUE_RULES: &[(&str, &str, &str)] = &[
+    (
+        "teams_subdomain_key",
+        "teams.subdomain",
+        conflicts::TEAM_SUBDOMAIN,
+    ),
+    (
+        "team_users_team_id_email_key",
+        "team_users.team_id, team_users.email",
+        conflicts::USER_EMAIL,
+    ),
+    (
+        "feedback_boards_team_id_slug_key",
+        "feedback_boards.team_id, feedback_boards.slug",
+        conflicts::BOARD_SLUG,
+    ),
+];
+
+fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {
+    let constraint = info.constraint_name();
+    let sqlite_columns = info.message().strip_prefix("UNIQUE constraint failed: ");
+    UNIQUE_RULES
+        .iter()
+        .find(|(index, columns, _)| constraint == Some(*index) || sqlite_columns == Some(*columns))
+        .map(|(_, _, rule)| *rule)
+}
+
+/// SQLite reports a writer that waited out `busy_timeout` this way: the database is
+/// overloaded, not broken.
+fn is_sqlite_busy(info: &dyn DatabaseErrorInformation) -> bool {
+    let message = info.message();
+    message.contains("database is locked") || message.contains("database is busy")
+}
+
+impl From<DbError> for StoreError {
+    fn from(e: DbError) -> Self {
+        match e {
+            DbError::Conflict(rule) => StoreError::Conflict(rule.to_owned()),
+            DbError::Pool(e) => StoreError::Unavailable(format!("no database connection: {e}")),
+            DbError::Corrupt(detail) => StoreError::Failure(format!("unreadable row: {detail}")),
+            DbError::Task(detail) => StoreError::Failure(detail),
+            DbError::Query(e) => match e {
+                DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, ref info) => {
+                    match conflict_rule(info.as_ref()) {
+                        Some(rule) => StoreError::Conflict(rule.to_owned()),
+                        None => StoreError::Failure(e.to_string()),
+                    }
+                }
+                DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
+                    StoreError::Unavailable(e.to_string())
+                }
+                DieselError::DatabaseError(_, ref info) if is_sqlite_busy(info.as_ref()) => {
+                    StoreError::Unavailable(e.to_string())
+                }
+                other => StoreError::Failure(other.to_string()),
+            },
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! Team users and API keys: who may call the team API, found by the hash of their key.
+
+use async_trait::async_trait;
+use diesel::{dsl::case_when, prelude::*, sql_types::BigInt};
+use sounding_domain::{
+    access::TeamUser,
+    api_key::{ApiKey, ApiKeyGrant},
+    ids::{ApiKeyId, TeamId},
+    ports::{AccessStore, StoreResult},
+};
+use time::PrimitiveDateTime;
+
+use super::{from_db_time, parse_id, parse_role, to_db_time};
+use crate::{
+    error::DbResult,
+    schema::{api_keys, team_users},
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = team_users)]
+pub(crate) struct UserRow {
+    id: String,
+    team_id: String,
+    email: String,
+    name: String,
+    role: String,
+    created_at: PrimitiveDateTime,
+}
+
+impl From<&TeamUser> for UserRow {
+    fn from(u: &TeamUser) -> Self {
+        Self {
+            id: u.id.to_string(),
+            team_id: u.team_id.to_string(),
+            email: u.email.clone(),
+            name: u.name.clone(),
+            role: u.role.as_str().to_owned(),
+            created_at: to_db_time(u.created_at),
+        }
+    }
+}
+
+impl UserRow {
+    fn into_domain(self) -> DbResult<TeamUser> {
+        Ok(TeamUser {
+            id: parse_id("team_users.id", &self.id)?,
+            team_id: parse_id("team_users.team_id", &self.team_id)?,
+            email: self.email,
+            name: self.name,
+            role: parse_role("team_users.role", &self.role)?,
+            created_at: from_db_time(self.created_at),
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = api_keys)]
+pub(crate) struct ApiKeyRow {
+    id: String,
+    team_id: String,
+    user_id: String,
+    name: Option<String>,
+    role: String,
+    read_only: bool,
+    prefix: String,
+    key_hash: String,
+    created_at: PrimitiveDateTime,
+    last_used_at: Option<PrimitiveDateTime>,
+}
+
+impl From<&ApiKey> for ApiKeyRow {
+    fn from(k: &ApiKey) -> Self {
+        Self {
+            id: k.id.to_string(),
+            team_id: k.team_id.to_string(),
+            user_id: k.user_id.to_string(),
+            name: k.name.clone(),
+            role: k.role.as_str().to_owned(),
+            read_only: k.read_only,
+            prefix: k.prefix.clone(),
+            key_hash: k.key_hash.clone(),
+            created_at: to_db_time(k.created_at),
+            last_used_at: k.last_used_at.map(to_db_time),
+        }
+    }
+}
+
+impl ApiKeyRow {
+    fn into_domain(self) -> DbResult<ApiKey> {
+        Ok(ApiKey {
+            id: parse_id("api_keys.id", &self.id)?,
+            team_id: parse_id("api_keys.team_id", &self.team_id)?,
+            user_id: parse_id("api_keys.user_id", &self.user_id)?,
+            name: self.name,
+            role: parse_role("api_keys.role", &self.role)?,
+            read_only: self.read_only,
+            prefix: self.prefix,
+            key_hash: self.key_hash,
+            created_at: from_db_time(self.created_at),
+            last_used_at: self.last_used_at.map(from_db_time),
+        })
+    }
+}
+
+#[async_trait]
+impl AccessStore for DieselStore {
+    async fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()> {
+        let row = ApiKeyRow::from(key);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                diesel::insert_into(api_keys::table)
+                    .values(&row)
+                    .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn api_key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKeyGrant>> {
+        let key_hash = key_hash.to_owned();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                // The inner join also hides a key whose user is gone, as the in-memory store does.
+                let found = api_keys::table
+                    .inner_join(team_users::table.on(team_users::id.eq(api_keys::user_id)))
+                    .filter(api_keys::key_hash.eq(key_hash))
+                    .select((ApiKeyRow::as_select(), team_users::role))
+                    .first::<(ApiKeyRow, String)>(conn)
+                    .optional()?;
+                found
+                    .map(|(key, user_role)| {
+                        Ok(ApiKeyGrant {
+                            key: key.into_domain()?,
+                            user_role: parse_role("team_users.role", &user_role)?,
+                        })
+                    })
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn delete_api_key(&self, id: ApiKeyId) -> StoreResult<bool> {
+        let id = id.to_string();
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let deleted = diesel::delete(api_keys::table.find(id)).execute(conn)?;
+                Ok(deleted > 0)
+            })
+        })
+        .await
+    }
+
+    async fn users(&self, team: TeamId) -> StoreResult<Vec<TeamUser>> {
+        let team = team.to_string();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                // Owners first, then admins, then members (`Role`'s order, highest first).
+                let rank = case_when::<_, _, BigInt>(team_users::role.eq("owner"), 0_i64)
+                    .when(team_users::role.eq("admin"), 1_i64)
+                    .otherwise(2_i64);
+                team_users::table
+                    .filter(team_users::team_id.eq(team))
+                    .order((
+                        rank.asc(),
+                        team_users::created_at.asc(),
+                        team_users::id.asc(),
+                    ))
+                    .select(UserRow::as_select())
+                    .load(conn)?
+                    .into_iter()
+                    .map(UserRow::into_domain)
+                    .collect()
+            })
+        })
+        .await
+    }
+
+    async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>> {
+        let (team, email) = (team.to_string(), email.to_owned());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                team_users::table
+                    .filter(team_users::team_id.eq(team))
+                    .filter(team_users::email.eq(email))
+                    .select(UserRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(UserRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+}

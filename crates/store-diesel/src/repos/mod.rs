@@ -1,0 +1,60 @@
+//! One file per resource, each implementing its port for `DieselStore`; here, the conversions
+//! between column values and domain values they share.
+
+mod access;
+mod boards;
+mod outbox;
+mod settings;
+mod subscribers;
+mod teams;
+
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+use sounding_domain::{access::Role, timestamp::Timestamp};
+use time::PrimitiveDateTime;
+
+use crate::error::{DbError, DbResult};
+
+/// An id column (hyphenated UUID text) as its domain id type.
+pub(crate) fn parse_id<T>(column: &str, raw: &str) -> DbResult<T>
+where
+    T: FromStr<Err = uuid::Error>,
+{
+    raw.parse()
+        .map_err(|e| DbError::corrupt(column, format!("{raw:?} is not a UUID ({e})")))
+}
+
+pub(crate) fn to_db_time(at: Timestamp) -> PrimitiveDateTime {
+    at.to_utc_primitive()
+}
+
+pub(crate) fn from_db_time(at: PrimitiveDateTime) -> Timestamp {
+    Timestamp::from_utc_primitive(at)
+}
+
+pub(crate) fn parse_role(column: &str, raw: &str) -> DbResult<Role> {
+    Role::parse(raw).map_err(|e| DbError::corrupt(column, e))
+}
+
+pub(crate) fn to_json(value: &Value) -> DbResult<String> {
+    serde_json::to_string(value).map_err(|e| DbError::corrupt("json", e))
+}
+
+pub(crate) fn to_json_object(map: &Map<String, Value>) -> DbResult<String> {
+    serde_json::to_string(map).map_err(|e| DbError::corrupt("json", e))
+}
+
+pub(crate) fn parse_json(column: &str, raw: &str) -> DbResult<Value> {
+    serde_json::from_str(raw).map_err(|e| DbError::corrupt(column, e))
+}
+
+pub(crate) fn parse_json_object(column: &str, raw: &str) -> DbResult<Map<String, Value>> {
+    match parse_json(column, raw)? {
+        Value::Object(map) => Ok(map),
+        other => Err(DbError::corrupt(
+            column,
+            format!("{other} is not an object"),
+        )),
+    }
+}

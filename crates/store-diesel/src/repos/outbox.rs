@@ -1,0 +1,102 @@
+//! The transactional outbox: events written in the same transaction as the change that caused
+//! them (`insert_events`), read back per team in the order they were appended.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    event::{NewEvent, StoredEvent},
+    ids::TeamId,
+    ports::{OutboxStore, StoreResult},
+    timestamp::Timestamp,
+};
+use time::{OffsetDateTime, PrimitiveDateTime};
+
+use super::{from_db_time, parse_id, parse_json, to_db_time, to_json};
+use crate::{
+    connection::DbConnection,
+    error::DbResult,
+    schema::outbox_events,
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+#[derive(Insertable)]
+#[diesel(table_name = outbox_events)]
+struct NewEventRow<'a> {
+    id: String,
+    team_id: String,
+    event: &'a str,
+    payload: String,
+    occurred_at: PrimitiveDateTime,
+    created_at: PrimitiveDateTime,
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = outbox_events)]
+struct EventRow {
+    id: String,
+    team_id: String,
+    event: String,
+    payload: String,
+    occurred_at: PrimitiveDateTime,
+}
+
+impl EventRow {
+    fn into_domain(self) -> DbResult<StoredEvent> {
+        Ok(StoredEvent {
+            id: parse_id("outbox_events.id", &self.id)?,
+            team_id: parse_id("outbox_events.team_id", &self.team_id)?,
+            kind: self.event,
+            occurred_at: from_db_time(self.occurred_at),
+            payload: parse_json("outbox_events.payload", &self.payload)?,
+        })
+    }
+}
+
+/// Writes `events` to the outbox on `conn`. Call it inside the write transaction of the change
+/// the events describe, so both commit or neither does. One row at a time keeps `seq` in the
+/// order given.
+pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbResult<()> {
+    // When the row was written, for the delivery worker's bookkeeping; the port has no clock.
+    let created_at = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+    for event in events {
+        let row = NewEventRow {
+            id: event.id.to_string(),
+            team_id: event.team_id.to_string(),
+            event: event.kind.as_str(),
+            payload: to_json(&event.payload)?,
+            occurred_at: to_db_time(event.occurred_at),
+            created_at,
+        };
+        diesel::insert_into(outbox_events::table)
+            .values(&row)
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl OutboxStore for DieselStore {
+    async fn append_events(&self, events: &[NewEvent]) -> StoreResult<()> {
+        let events = events.to_vec();
+        self.run(move |conn| write_tx(conn, |conn| insert_events(conn, &events)))
+            .await
+    }
+
+    async fn events(&self, team: TeamId) -> StoreResult<Vec<StoredEvent>> {
+        let team = team.to_string();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                outbox_events::table
+                    .filter(outbox_events::team_id.eq(team))
+                    .order(outbox_events::seq.asc())
+                    .select(EventRow::as_select())
+                    .load(conn)?
+                    .into_iter()
+                    .map(EventRow::into_domain)
+                    .collect()
+            })
+        })
+        .await
+    }
+}

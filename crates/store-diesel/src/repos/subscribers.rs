@@ -1,0 +1,237 @@
+//! Subscribers: the team's end users, found by id or e-mail; `identify` creates or merges one
+//! atomically, `revoke_tokens` bumps the token version.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    ids::{SubscriberId, TeamId},
+    ports::{StoreResult, SubscriberStore},
+    subscriber::{Attributes, Email, Identify, Subscriber, SubscriberSource},
+    timestamp::Timestamp,
+};
+use time::PrimitiveDateTime;
+
+use super::{from_db_time, parse_id, parse_json_object, to_db_time, to_json_object};
+use crate::{
+    connection::DbConnection,
+    error::{DbError, DbResult},
+    schema::subscribers,
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+/// How often `identify` starts over after losing an insert race on PostgreSQL. The second
+/// attempt finds the row the winner committed, so more are only for bad luck.
+const IDENTIFY_ATTEMPTS: u32 = 3;
+
+#[derive(Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = subscribers, treat_none_as_null = true)]
+struct SubscriberRow {
+    id: String,
+    team_id: String,
+    name: String,
+    email: Option<String>,
+    source: String,
+    meta: String,
+    mmr: Option<f64>,
+    plan: Option<String>,
+    role: Option<String>,
+    team_attr: Option<String>,
+    attr_created_at: Option<PrimitiveDateTime>,
+    avatar_url: Option<String>,
+    token_version: i64,
+    created_at: PrimitiveDateTime,
+    last_updated: PrimitiveDateTime,
+}
+
+impl SubscriberRow {
+    fn from_domain(s: &Subscriber) -> DbResult<Self> {
+        Ok(Self {
+            id: s.id.to_string(),
+            team_id: s.team_id.to_string(),
+            name: s.name.clone(),
+            email: s.email.as_ref().map(|e| e.as_str().to_owned()),
+            source: s.source.as_str().to_owned(),
+            meta: to_json_object(&s.meta)?,
+            mmr: s.attributes.mmr,
+            plan: s.attributes.plan.clone(),
+            role: s.attributes.role.clone(),
+            team_attr: s.attributes.team.clone(),
+            attr_created_at: s.attributes.created_at.map(to_db_time),
+            avatar_url: s.avatar_url.clone(),
+            token_version: s.token_version,
+            created_at: to_db_time(s.created_at),
+            last_updated: to_db_time(s.last_updated),
+        })
+    }
+
+    fn into_domain(self) -> DbResult<Subscriber> {
+        let email = self
+            .email
+            .map(|raw| Email::parse(&raw).map_err(|e| DbError::corrupt("subscribers.email", e)))
+            .transpose()?;
+        Ok(Subscriber {
+            id: parse_id("subscribers.id", &self.id)?,
+            team_id: parse_id("subscribers.team_id", &self.team_id)?,
+            name: self.name,
+            email,
+            source: SubscriberSource::parse(&self.source)
+                .map_err(|e| DbError::corrupt("subscribers.source", e))?,
+            meta: parse_json_object("subscribers.meta", &self.meta)?,
+            attributes: Attributes {
+                mmr: self.mmr,
+                plan: self.plan,
+                role: self.role,
+                team: self.team_attr,
+                created_at: self.attr_created_at.map(from_db_time),
+            },
+            avatar_url: self.avatar_url,
+            token_version: self.token_version,
+            created_at: from_db_time(self.created_at),
+            last_updated: from_db_time(self.last_updated),
+        })
+    }
+}
+
+/// The subscriber with this e-mail in the team, locked until the transaction ends on
+/// PostgreSQL (SQLite's `BEGIN IMMEDIATE` already holds the only write lock), so a concurrent
+/// `identify` cannot merge into a copy that is about to change.
+fn lock_by_email(
+    conn: &mut DbConnection,
+    team: &str,
+    email: &str,
+) -> DbResult<Option<SubscriberRow>> {
+    // Built per arm: `as_select` is typed by the backend it will run on.
+    macro_rules! by_email {
+        () => {
+            subscribers::table
+                .filter(subscribers::team_id.eq(team))
+                .filter(subscribers::email.eq(email))
+                .select(SubscriberRow::as_select())
+        };
+    }
+    let found = match conn {
+        DbConnection::Postgresql(inner) => by_email!().for_update().first(inner).optional()?,
+        DbConnection::Sqlite(inner) => by_email!().first(inner).optional()?,
+    };
+    Ok(found)
+}
+
+fn identify_once(
+    conn: &mut DbConnection,
+    team: TeamId,
+    input: &Identify,
+    now: Timestamp,
+) -> DbResult<(Subscriber, bool)> {
+    match lock_by_email(conn, &team.to_string(), input.email.as_str())? {
+        Some(row) => {
+            let mut subscriber = row.into_domain()?;
+            subscriber.merge_identify(input, now);
+            let row = SubscriberRow::from_domain(&subscriber)?;
+            diesel::update(subscribers::table.find(&row.id))
+                .set(&row)
+                .execute(conn)?;
+            Ok((subscriber, false))
+        }
+        None => {
+            let subscriber = Subscriber::identified(team, input, now);
+            diesel::insert_into(subscribers::table)
+                .values(&SubscriberRow::from_domain(&subscriber)?)
+                .execute(conn)?;
+            Ok((subscriber, true))
+        }
+    }
+}
+
+#[async_trait]
+impl SubscriberStore for DieselStore {
+    async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                subscribers::table
+                    .filter(subscribers::id.eq(id))
+                    .filter(subscribers::team_id.eq(team))
+                    .select(SubscriberRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(SubscriberRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn subscriber_by_email(
+        &self,
+        team: TeamId,
+        email: &str,
+    ) -> StoreResult<Option<Subscriber>> {
+        let (team, email) = (team.to_string(), email.to_owned());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                subscribers::table
+                    .filter(subscribers::team_id.eq(team))
+                    .filter(subscribers::email.eq(email))
+                    .select(SubscriberRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(SubscriberRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn identify(
+        &self,
+        team: TeamId,
+        input: &Identify,
+        now: Timestamp,
+    ) -> StoreResult<(Subscriber, bool)> {
+        let input = input.clone();
+        self.run(move |conn| {
+            let mut attempt = 1;
+            loop {
+                match write_tx(conn, |conn| identify_once(conn, team, &input, now)) {
+                    // Two first identifies of one e-mail raced and the other insert won:
+                    // start over and merge into its row.
+                    Err(e) if e.is_unique_violation() && attempt < IDENTIFY_ATTEMPTS => {
+                        attempt += 1;
+                    }
+                    result => return result,
+                }
+            }
+        })
+        .await
+    }
+
+    async fn revoke_tokens(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        now: Timestamp,
+    ) -> StoreResult<Option<i64>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        let now = to_db_time(now);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // Incremented in the database, so concurrent revocations each count.
+                let version = diesel::update(
+                    subscribers::table
+                        .filter(subscribers::id.eq(id))
+                        .filter(subscribers::team_id.eq(team)),
+                )
+                .set((
+                    subscribers::token_version.eq(subscribers::token_version + 1),
+                    subscribers::last_updated.eq(now),
+                ))
+                .returning(subscribers::token_version)
+                .get_result::<i64>(conn)
+                .optional()?;
+                Ok(version)
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,147 @@
+//! Teams: the tenant rows, and `create_team`, which writes a team with its owner and first key.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    access::TeamUser,
+    api_key::ApiKey,
+    ids::TeamId,
+    ports::{StoreResult, TeamStore},
+    team::Team,
+};
+use time::PrimitiveDateTime;
+
+use super::{
+    access::{ApiKeyRow, UserRow},
+    from_db_time, parse_id, to_db_time,
+};
+use crate::{
+    error::DbResult,
+    schema::{api_keys, team_users, teams},
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+#[derive(Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = teams)]
+struct TeamRow {
+    id: String,
+    name: String,
+    subdomain: String,
+    allow_anonymous_feedback: bool,
+    public_board_moderation: bool,
+    created_at: PrimitiveDateTime,
+    updated_at: PrimitiveDateTime,
+}
+
+impl From<&Team> for TeamRow {
+    fn from(t: &Team) -> Self {
+        Self {
+            id: t.id.to_string(),
+            name: t.name.clone(),
+            subdomain: t.subdomain.clone(),
+            allow_anonymous_feedback: t.allow_anonymous_feedback,
+            public_board_moderation: t.public_board_moderation,
+            created_at: to_db_time(t.created_at),
+            updated_at: to_db_time(t.updated_at),
+        }
+    }
+}
+
+impl TeamRow {
+    fn into_domain(self) -> DbResult<Team> {
+        Ok(Team {
+            id: parse_id("teams.id", &self.id)?,
+            name: self.name,
+            subdomain: self.subdomain,
+            allow_anonymous_feedback: self.allow_anonymous_feedback,
+            public_board_moderation: self.public_board_moderation,
+            created_at: from_db_time(self.created_at),
+            updated_at: from_db_time(self.updated_at),
+        })
+    }
+}
+
+#[async_trait]
+impl TeamStore for DieselStore {
+    async fn any_team(&self) -> StoreResult<bool> {
+        self.run(|conn| {
+            read(conn, |conn| {
+                let one = teams::table
+                    .select(teams::id)
+                    .first::<String>(conn)
+                    .optional()?;
+                Ok(one.is_some())
+            })
+        })
+        .await
+    }
+
+    async fn create_team(&self, team: &Team, owner: &TeamUser, key: &ApiKey) -> StoreResult<()> {
+        let team = TeamRow::from(team);
+        let owner = UserRow::from(owner);
+        let key = ApiKeyRow::from(key);
+        self.run(move |conn| {
+            // The team goes first: a taken subdomain fails before anything else is written.
+            write_tx(conn, |conn| {
+                diesel::insert_into(teams::table)
+                    .values(&team)
+                    .execute(conn)?;
+                diesel::insert_into(team_users::table)
+                    .values(&owner)
+                    .execute(conn)?;
+                diesel::insert_into(api_keys::table)
+                    .values(&key)
+                    .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
+        let id = id.to_string();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                teams::table
+                    .find(id)
+                    .select(TeamRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(TeamRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
+        let subdomain = subdomain.to_owned();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                teams::table
+                    .filter(teams::subdomain.eq(subdomain))
+                    .select(TeamRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(TeamRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn update_team(&self, team: &Team) -> StoreResult<()> {
+        let row = TeamRow::from(team);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // Like the in-memory store, updating a team that is gone changes nothing.
+                diesel::update(teams::table.find(&row.id))
+                    .set(&row)
+                    .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+}

@@ -1,0 +1,113 @@
+//! The tables as diesel sees them; written by hand to match `migrations/{sqlite,postgres}`
+//! (the port-contract suite reads and writes every column on both engines, so a drift fails it).
+
+diesel::table! {
+    teams (id) {
+        id -> Text,
+        name -> Text,
+        subdomain -> Text,
+        allow_anonymous_feedback -> Bool,
+        public_board_moderation -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    team_users (id) {
+        id -> Text,
+        team_id -> Text,
+        email -> Text,
+        name -> Text,
+        role -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    api_keys (id) {
+        id -> Text,
+        team_id -> Text,
+        user_id -> Text,
+        name -> Nullable<Text>,
+        role -> Text,
+        read_only -> Bool,
+        prefix -> Text,
+        key_hash -> Text,
+        created_at -> Timestamp,
+        last_used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    subscribers (id) {
+        id -> Text,
+        team_id -> Text,
+        name -> Text,
+        email -> Nullable<Text>,
+        source -> Text,
+        meta -> Text,
+        mmr -> Nullable<Double>,
+        plan -> Nullable<Text>,
+        role -> Nullable<Text>,
+        team_attr -> Nullable<Text>,
+        attr_created_at -> Nullable<Timestamp>,
+        avatar_url -> Nullable<Text>,
+        token_version -> BigInt,
+        created_at -> Timestamp,
+        last_updated -> Timestamp,
+    }
+}
+
+diesel::table! {
+    feedback_boards (id) {
+        id -> Text,
+        team_id -> Text,
+        name -> Text,
+        slug -> Text,
+        description -> Text,
+        position -> BigInt,
+        is_public -> Bool,
+        allow_public_submissions -> Bool,
+        require_moderation -> Bool,
+        color -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    outbox_events (seq) {
+        seq -> BigInt,
+        id -> Text,
+        team_id -> Text,
+        event -> Text,
+        payload -> Text,
+        occurred_at -> Timestamp,
+        created_at -> Timestamp,
+        dispatched_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    settings (name) {
+        name -> Text,
+        value -> Text,
+    }
+}
+
+diesel::joinable!(team_users -> teams (team_id));
+diesel::joinable!(api_keys -> team_users (user_id));
+diesel::joinable!(subscribers -> teams (team_id));
+diesel::joinable!(feedback_boards -> teams (team_id));
+diesel::joinable!(outbox_events -> teams (team_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    teams,
+    team_users,
+    api_keys,
+    subscribers,
+    feedback_boards,
+    outbox_events,
+    settings,
+);

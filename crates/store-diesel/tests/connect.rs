@@ -1,0 +1,65 @@
+//! Opening a store: what `connect` and `migrate` promise an operator, on SQLite (and on
+//! PostgreSQL where it cannot fail to be reached).
+
+use std::time::Duration;
+
+use sounding_domain::ports::SettingsStore;
+use sounding_store_diesel::{ConnectError, DieselStore, Engine, PoolOptions};
+
+#[tokio::test]
+async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("nested/deeper/sounding.db");
+    let store = DieselStore::connect(&format!("sqlite://{}", file.display())).unwrap();
+    assert_eq!(store.engine(), Engine::Sqlite);
+    assert!(file.exists(), "the database file is created on connect");
+
+    assert_eq!(store.migrate().await.unwrap(), vec!["20261122000001"]);
+    assert!(store.migrate().await.unwrap().is_empty());
+    store.ping().await.unwrap();
+
+    // A second store on the same file sees the schema as applied.
+    let again = DieselStore::connect(&format!("sqlite:{}", file.display())).unwrap();
+    assert!(again.migrate().await.unwrap().is_empty());
+}
+
+#[test]
+fn unsupported_urls_say_what_to_use() {
+    let err = DieselStore::connect("mysql://root@localhost/sounding").unwrap_err();
+    assert!(matches!(err, ConnectError::UnsupportedScheme(ref s) if s == "mysql"));
+    assert_eq!(
+        err.to_string(),
+        "unsupported database URL scheme 'mysql': use sqlite://path or postgres://..."
+    );
+    assert!(matches!(
+        DieselStore::connect("sounding.db").unwrap_err(),
+        ConnectError::MissingScheme
+    ));
+}
+
+#[test]
+fn an_empty_pool_is_refused() {
+    let options = PoolOptions {
+        max_connections: 0,
+        ..PoolOptions::default()
+    };
+    let err = DieselStore::connect_with("sqlite://unused.db", options).unwrap_err();
+    assert!(matches!(err, ConnectError::EmptyPool), "{err}");
+}
+
+#[test]
+fn an_unreachable_postgres_fails_within_the_timeout_and_keeps_the_password() {
+    let options = PoolOptions {
+        max_connections: 1,
+        connect_timeout: Duration::from_millis(500),
+    };
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    let err =
+        DieselStore::connect_with("postgres://u:hunter2@127.0.0.1:1/db", options).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with("could not open the postgres database"),
+        "{message}"
+    );
+    assert!(!message.contains("hunter2"), "{message}");
+}

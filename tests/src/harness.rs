@@ -1,0 +1,153 @@
+//! A running server per test: a fresh database (a SQLite file in a temp dir, or a new
+//! PostgreSQL database), the real HTTP stack bound to 127.0.0.1:0, and the default team's
+//! owner key from first start.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use sounding_app::{
+    api_keys::{create_api_key, NewApiKey},
+    teams::{create_team, NewTeam},
+};
+use sounding_domain::{access::Role, ports::Clock};
+use sounding_server::{Config, Running};
+
+use crate::client::{Reply, SECRET};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Sqlite,
+    Postgres,
+}
+
+pub struct TestApp {
+    pub running: Running,
+    pub base: String,
+    pub client: reqwest::Client,
+    /// The owner key of team `Default`, created on first start.
+    pub key: String,
+    pub team_id: String,
+    pub database_url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl TestApp {
+    /// A server with generous rate limits; `None` when the engine is not available here.
+    pub async fn spawn(engine: Engine) -> Option<TestApp> {
+        Self::spawn_with(engine, |_| {}).await
+    }
+
+    pub async fn spawn_with(engine: Engine, adjust: impl FnOnce(&mut Config)) -> Option<TestApp> {
+        Self::spawn_with_clock(engine, sounding_server::system_clock(), adjust).await
+    }
+
+    pub async fn spawn_with_clock(
+        engine: Engine,
+        clock: Arc<dyn Clock>,
+        adjust: impl FnOnce(&mut Config),
+    ) -> Option<TestApp> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let database_url = match engine {
+            Engine::Sqlite => format!("sqlite://{}", dir.path().join("sounding.db").display()),
+            Engine::Postgres => crate::pg::fresh_database(&crate::pg::require_postgres()?),
+        };
+        let mut config = Config::new(database_url.clone());
+        config.bind = "127.0.0.1:0".into();
+        config.jwt_secret = Some(SECRET.parse().expect("valid secret"));
+        config.rate_limit_key_per_min = 1_000_000;
+        config.rate_limit_subscriber_per_min = 1_000_000;
+        config.workers = Some(2);
+        adjust(&mut config);
+        let running = sounding_server::start(config, clock)
+            .await
+            .expect("server starts");
+        let created = running
+            .bootstrap
+            .clone()
+            .expect("first start creates the default team");
+        Some(TestApp {
+            base: running.base_url(),
+            client: reqwest::Client::new(),
+            key: created.secret.expose().to_owned(),
+            team_id: created.team.id.to_string(),
+            database_url,
+            running,
+            _dir: dir,
+        })
+    }
+
+    /// POST `/v1/<op>` with a JSON body and an optional bearer token.
+    pub async fn call(&self, op: &str, token: Option<&str>, body: Value) -> Reply {
+        let mut request = self
+            .client
+            .post(format!("{}/v1/{op}", self.base))
+            .json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        Reply::from_response(request.send().await.expect("request sent")).await
+    }
+
+    /// The same with the default team's owner key.
+    pub async fn team(&self, op: &str, body: Value) -> Reply {
+        self.call(op, Some(&self.key), body).await
+    }
+
+    /// A second team with its own owner key: `(team id, key)`.
+    pub async fn other_team(&self, subdomain: &str) -> (String, String) {
+        let created = create_team(
+            &*self.running.store,
+            &*sounding_server::system_clock(),
+            NewTeam {
+                name: subdomain.into(),
+                subdomain: subdomain.into(),
+                owner_email: None,
+            },
+        )
+        .await
+        .expect("team created");
+        (
+            created.team.id.to_string(),
+            created.secret.expose().to_owned(),
+        )
+    }
+
+    /// Another key of the default team: `(key, key id)`.
+    pub async fn key_with(&self, role: Role, read_only: bool) -> (String, String) {
+        let created = create_api_key(
+            &*self.running.store,
+            &*self.running.store,
+            &*sounding_server::system_clock(),
+            NewApiKey {
+                team: self.team_id.clone(),
+                role,
+                read_only,
+                name: None,
+            },
+        )
+        .await
+        .expect("key created");
+        (
+            created.secret.expose().to_owned(),
+            created.key.id.to_string(),
+        )
+    }
+
+    /// Identifies a subscriber with `key`: `(subscriber object, token)`.
+    pub async fn identify_with(&self, key: &str, email: &str) -> (Value, String) {
+        let reply = self
+            .call(
+                "public/subscriber.identify",
+                Some(key),
+                json!({ "email": email }),
+            )
+            .await;
+        let data = reply.ok().clone();
+        let code = reply.body["code"].as_str().expect("code").to_owned();
+        (data, code)
+    }
+
+    pub async fn identify(&self, email: &str) -> (Value, String) {
+        self.identify_with(&self.key.clone(), email).await
+    }
+}

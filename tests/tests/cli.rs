@@ -1,0 +1,242 @@
+//! The `sounding` binary as an operator meets it: first start, admin commands, configuration
+//! errors and graceful shutdown.
+
+use std::process::Command;
+
+use serde_json::{json, Value};
+use sounding_tests::bin::{sounding_bin, ServerProcess};
+
+fn sqlite_url(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("cli.db").display())
+}
+
+fn run(args: &[&str], database_url: &str) -> std::process::Output {
+    Command::new(sounding_bin())
+        .args(args)
+        .env("SOUNDING_DATABASE_URL", database_url)
+        .env_remove("SOUNDING_JWT_SECRET")
+        .output()
+        .expect("run sounding")
+}
+
+fn post(base: &str, op: &str, token: &str, body: Value) -> (u16, Value) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let response = reqwest::Client::new()
+            .post(format!("{base}/v1/{op}"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.json().await.unwrap())
+    })
+}
+
+#[test]
+fn team_create_json_prints_one_object_whose_key_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let out = run(
+        &[
+            "team",
+            "create",
+            "--name",
+            "Acme",
+            "--subdomain",
+            "acme",
+            "--owner-email",
+            "boss@acme.io",
+            "--json",
+        ],
+        &url,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout.trim().lines().count(),
+        1,
+        "exactly one line: {stdout}"
+    );
+    let printed: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let key = printed["apiKey"].as_str().unwrap();
+    assert_eq!(key.len(), 38);
+    assert!(key.bytes().all(|b| b.is_ascii_alphanumeric()));
+    assert!(printed["apiKeyId"].is_string());
+    assert_eq!(printed["team"]["subdomain"], "acme");
+    assert_eq!(printed["team"]["name"], "Acme");
+
+    let again = run(
+        &[
+            "team",
+            "create",
+            "--name",
+            "Acme",
+            "--subdomain",
+            "acme",
+            "--json",
+        ],
+        &url,
+    );
+    assert!(!again.status.success());
+    let err = String::from_utf8(again.stderr).unwrap();
+    assert!(err.contains("acme"), "{err}");
+
+    let server = ServerProcess::start(&url, &[]);
+    let (status, body) = post(&server.base_url, "teams.info", key, json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["id"], printed["team"]["id"]);
+    // A team already existed, so first start created no default team and printed no key.
+    assert!(
+        !server.stdout().iter().any(|l| l.contains("shown once")),
+        "{:?}",
+        server.stdout()
+    );
+}
+
+#[test]
+fn first_start_prints_the_default_key_once_and_later_starts_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let first = ServerProcess::start(&url, &[]);
+    let printed = first.stdout().join("\n");
+    assert!(printed.contains("shown once"), "{printed}");
+    let key = printed
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| w.len() == 38)
+        .expect("a 38-character key in the banner")
+        .to_owned();
+    let (status, body) = post(&first.base_url, "teams.info", &key, json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["subdomain"], "default");
+    let status = first.signal_and_wait("TERM");
+    assert_eq!(status.code(), Some(0), "SIGTERM is a clean exit");
+
+    let second = ServerProcess::start(&url, &[]);
+    assert!(!second.stdout().join("\n").contains(&key));
+    assert!(!second.stdout().iter().any(|l| l.contains("shown once")));
+    // Tokens survive a restart: the generated secret is kept in the database.
+    let (_, identified) = post(
+        &second.base_url,
+        "public/subscriber.identify",
+        &key,
+        json!({"email": "a@b.io"}),
+    );
+    let code = identified["code"].as_str().unwrap().to_owned();
+    assert_eq!(second.signal_and_wait("INT").code(), Some(0));
+    let third = ServerProcess::start(&url, &[]);
+    let (status, _) = post(&third.base_url, "public/subscriber.info", &code, json!({}));
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn api_key_create_and_revoke_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    let created = run(
+        &[
+            "team",
+            "create",
+            "--name",
+            "Keys",
+            "--subdomain",
+            "keys",
+            "--json",
+        ],
+        &url,
+    );
+    assert!(created.status.success());
+    let out = run(
+        &[
+            "api-key",
+            "create",
+            "--team",
+            "keys",
+            "--role",
+            "member",
+            "--read-only",
+            "--json",
+        ],
+        &url,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let key: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(key["role"], "member");
+    assert_eq!(key["readOnly"], true);
+    let secret = key["apiKey"].as_str().unwrap();
+
+    let server = ServerProcess::start(&url, &[]);
+    assert_eq!(
+        post(&server.base_url, "teams.info", secret, json!({})).0,
+        200
+    );
+    assert_eq!(
+        post(
+            &server.base_url,
+            "teams.update",
+            secret,
+            json!({"name": "x"})
+        )
+        .0,
+        403
+    );
+    let revoked = run(
+        &["api-key", "revoke", key["apiKeyId"].as_str().unwrap()],
+        &url,
+    );
+    assert!(
+        revoked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoked.stderr)
+    );
+    let (status, body) = post(&server.base_url, "teams.info", secret, json!({}));
+    assert_eq!(
+        (status, body),
+        (
+            401,
+            json!({"error": "Authentication required", "statusCode": 401})
+        )
+    );
+    let unknown = run(
+        &["api-key", "revoke", key["apiKeyId"].as_str().unwrap()],
+        &url,
+    );
+    assert!(!unknown.status.success());
+}
+
+#[test]
+fn a_bad_configuration_value_stops_start_up_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = sqlite_url(&dir);
+    for (var, value) in [
+        ("SOUNDING_RATE_LIMIT_KEY_PER_MIN", "lots"),
+        ("SOUNDING_JWT_SECRET", "short"),
+        ("SOUNDING_LOG_FORMAT", "xml"),
+        ("SOUNDING_DATABASE_URL", "mysql://x"),
+    ] {
+        let out = Command::new(sounding_bin())
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .env("SOUNDING_DATABASE_URL", &url)
+            .env(var, value)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{var}={value} was accepted");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let last = stderr.trim().lines().last().unwrap_or_default();
+        assert!(
+            last.contains(var) || (var == "SOUNDING_DATABASE_URL" && last.contains("mysql")),
+            "{var}: {stderr}"
+        );
+    }
+}

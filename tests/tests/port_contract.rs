@@ -1,0 +1,108 @@
+//! The port-contract suite: one story of storage behaviour (`port_contract/story.rs`) run
+//! against every adapter — the in-memory store, diesel on SQLite and diesel on PostgreSQL —
+//! so all three keep the same promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL`
+//! names a server (and must under `CI=true`); otherwise it is skipped loudly.
+
+#[path = "port_contract/fixtures.rs"]
+mod fixtures;
+#[path = "port_contract/story.rs"]
+mod story;
+
+use std::sync::Arc;
+
+use sounding_domain::ports::Store;
+use sounding_store_diesel::{DieselStore, Engine};
+use sounding_store_memory::MemoryStore;
+use sounding_tests::pg;
+use tempfile::TempDir;
+
+/// A store under test, and whatever must live as long as it (the SQLite file's directory).
+struct Backend {
+    store: Arc<dyn Store>,
+    _dir: Option<TempDir>,
+}
+
+async fn memory() -> Option<Backend> {
+    Some(Backend {
+        store: Arc::new(MemoryStore::new()),
+        _dir: None,
+    })
+}
+
+/// A migrated store on a new SQLite file in a directory that does not exist yet (so `connect`
+/// must create it).
+async fn sqlite() -> Option<Backend> {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("data/contract.db").display());
+    let store = migrated(&url, Engine::Sqlite).await;
+    Some(Backend {
+        store: Arc::new(store),
+        _dir: Some(dir),
+    })
+}
+
+/// A migrated store on a new PostgreSQL database, or `None` (after a loud notice) when no
+/// server is configured.
+async fn postgres() -> Option<Backend> {
+    let admin = pg::require_postgres()?;
+    let url = tokio::task::spawn_blocking(move || pg::fresh_database(&admin))
+        .await
+        .expect("create database");
+    Some(Backend {
+        store: Arc::new(migrated(&url, Engine::Postgres).await),
+        _dir: None,
+    })
+}
+
+async fn migrated(url: &str, engine: Engine) -> DieselStore {
+    let store = DieselStore::connect(url).unwrap_or_else(|e| panic!("connect: {e}"));
+    assert_eq!(store.engine(), engine);
+    let applied = store
+        .migrate()
+        .await
+        .unwrap_or_else(|e| panic!("migrate: {e}"));
+    assert!(!applied.is_empty(), "a fresh database gets every migration");
+    assert_eq!(
+        store.migrate().await.expect("second migrate"),
+        Vec::<String>::new(),
+        "migrations apply once"
+    );
+    store
+}
+
+/// One `#[tokio::test]` per backend for each check in `story`.
+macro_rules! port_contract {
+    ($($check:ident),* $(,)?) => {
+        port_contract!(@backend memory; $($check),*);
+        port_contract!(@backend sqlite; $($check),*);
+        port_contract!(@backend postgres; $($check),*);
+    };
+    (@backend $backend:ident; $($check:ident),*) => {
+        mod $backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $check() {
+                    if let Some(backend) = super::$backend().await {
+                        super::story::$check(backend.store.clone()).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+
+port_contract!(
+    a_team_is_created_with_its_owner_and_key,
+    a_taken_subdomain_is_a_conflict_and_writes_nothing,
+    team_settings_are_updated_in_place,
+    api_keys_are_found_by_hash_until_deleted,
+    identify_creates_then_merges,
+    concurrent_identify_of_one_email_creates_one_subscriber,
+    revoking_tokens_bumps_the_version_within_the_team,
+    boards_are_ordered_and_filtered,
+    board_slugs_are_unique_per_team,
+    boards_are_deleted_only_by_their_team,
+    the_outbox_keeps_each_team_s_events_in_append_order,
+    settings_keep_the_first_value_even_under_concurrency,
+    timestamps_and_meta_round_trip_exactly,
+);

@@ -1,0 +1,50 @@
+//! `cargo xtask ci`: everything CI runs, in order, stopping at the first failure. The last
+//! step is `cargo xtask test`, the README's test command, so CI tests what developers test.
+
+use anyhow::Result;
+
+use crate::{deps, openapi, test, util};
+
+/// A step returns its exit code (0 passed).
+type Step = fn() -> Result<u8>;
+
+pub fn run() -> Result<u8> {
+    let steps: [(&str, Step); 5] = [
+        ("cargo fmt --all -- --check", || {
+            cargo(&["fmt", "--all", "--", "--check"])
+        }),
+        (
+            "cargo clippy --workspace --all-targets -- -D warnings",
+            || {
+                cargo(&[
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ])
+            },
+        ),
+        ("cargo xtask check-deps", deps::run),
+        ("cargo xtask openapi --check", || {
+            openapi::run(&["--check".to_owned()])
+        }),
+        ("cargo xtask test", || test::run(&[])),
+    ];
+    for (name, step) in steps {
+        println!("\n==> {name}");
+        let code = step()?;
+        if code != 0 {
+            println!("\nxtask ci: `{name}` failed (exit code {code})");
+            return Ok(code);
+        }
+    }
+    println!("\nxtask ci: all steps passed");
+    Ok(0)
+}
+
+fn cargo(args: &[&str]) -> Result<u8> {
+    let status = util::run(&mut util::cargo(args))?;
+    Ok(util::exit_code(status))
+}
