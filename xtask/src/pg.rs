@@ -57,8 +57,27 @@ pub struct Cluster {
 impl Cluster {
     /// Initialises and starts a fresh cluster in `dir`, replacing whatever a killed earlier
     /// run left there.
-    pub fn start(bin: PathBuf, dir: PathBuf) -> Result<Cluster> {
+    pub fn start(bin: PathBuf, preferred: PathBuf) -> Result<Cluster> {
         let run_as = is_root()?.then_some(SERVICE_USER);
+        let dir = match run_as {
+            Some(user) if !can_enter(user, preferred.parent().unwrap_or(&preferred)) => {
+                // E.g. a checkout under /root: the service user cannot reach target/.
+                let fallback =
+                    std::env::temp_dir().join(format!("sounding-pg-{}", std::process::id()));
+                eprintln!(
+                    "xtask: the {user} user cannot reach {}; using {} instead",
+                    preferred.display(),
+                    fallback.display()
+                );
+                fallback
+            }
+            _ => preferred,
+        };
+        eprintln!(
+            "xtask: starting a throwaway PostgreSQL from {} in {}",
+            bin.display(),
+            dir.display()
+        );
         let mut cluster = Cluster {
             bin,
             dir,
@@ -79,18 +98,6 @@ impl Cluster {
                 .context("cannot run chown")?;
             if !status.success() {
                 bail!("cannot give {} to the {user} user", cluster.dir.display());
-            }
-            let reachable = cluster
-                .pg_command("test")
-                .args(["-w", &path_str(&cluster.dir)?])
-                .status()
-                .is_ok_and(|s| s.success());
-            if !reachable {
-                bail!(
-                    "the {user} user cannot write {}: a parent directory is not accessible to \
-                     it (move the checkout, or run as an unprivileged user)",
-                    cluster.dir.display()
-                );
             }
         }
 
@@ -223,6 +230,17 @@ impl Drop for Cluster {
             }
         }
     }
+}
+
+/// Whether `user` can reach and search `dir` (every ancestor must let it through).
+fn can_enter(user: &str, dir: &Path) -> bool {
+    Command::new("runuser")
+        .args(["-u", user, "--", "test", "-x"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn is_root() -> Result<bool> {

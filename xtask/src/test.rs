@@ -40,6 +40,7 @@ pub fn run(args: &[String]) -> Result<u8> {
     }
 
     let mut cmd = cargo_test(args);
+    let mut skipped = false;
     let cluster = match std::env::var(POSTGRES_URL_VAR)
         .ok()
         .filter(|v| !v.is_empty())
@@ -51,11 +52,6 @@ pub fn run(args: &[String]) -> Result<u8> {
         None => match pg::find_binaries() {
             Some(bin) => {
                 let dir = util::target_dir().join("pg");
-                eprintln!(
-                    "xtask: starting a throwaway PostgreSQL from {} in {}",
-                    bin.display(),
-                    dir.display()
-                );
                 let cluster = Cluster::start(bin, dir).context("cannot start PostgreSQL")?;
                 cmd.env(POSTGRES_URL_VAR, cluster.url());
                 Some(cluster)
@@ -69,17 +65,9 @@ pub fn run(args: &[String]) -> Result<u8> {
                 bail!("no PostgreSQL binaries under CI");
             }
             None => {
-                util::banner(&[
-                    "PostgreSQL binaries (initdb, pg_ctl) were not found on PATH or",
-                    "under /usr/lib/postgresql/*/bin.",
-                    "",
-                    "THE POSTGRESQL HALF OF THE SUITE IS SKIPPED: only SQLite and the",
-                    "in-memory store are tested in this run.",
-                    "",
-                    "Install PostgreSQL (Debian: apt-get install postgresql) and run",
-                    "`cargo xtask test` again for the full suite.",
-                ]);
+                util::banner(SKIPPED);
                 cmd.env_remove(POSTGRES_URL_VAR);
+                skipped = true;
                 None
             }
         },
@@ -91,8 +79,23 @@ pub fn run(args: &[String]) -> Result<u8> {
     let code = run_until_done(&mut cmd, &interrupted);
     // Stops the cluster and removes its data, also when the tests failed or were interrupted.
     drop(cluster);
+    if skipped {
+        // Again at the end, where a reader of the log looks first.
+        util::banner(SKIPPED);
+    }
     code
 }
+
+const SKIPPED: &[&str] = &[
+    "PostgreSQL binaries (initdb, pg_ctl) were not found on PATH or",
+    "under /usr/lib/postgresql/*/bin.",
+    "",
+    "THE POSTGRESQL HALF OF THE SUITE IS SKIPPED: only SQLite and the",
+    "in-memory store are tested in this run.",
+    "",
+    "Install PostgreSQL (Debian: apt-get install postgresql libpq-dev) and",
+    "run `cargo xtask test` again for the full suite.",
+];
 
 /// `cargo test --workspace ARGS`, or without `--workspace` when ARGS pick packages.
 fn cargo_test(args: &[String]) -> Command {

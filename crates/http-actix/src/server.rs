@@ -40,8 +40,10 @@ impl Default for HttpOptions {
 }
 
 /// The HTTP server on an already bound listener (bind port 0 to let the OS choose). The
-/// returned server runs when awaited or spawned, within a Tokio or actix runtime; it stops
-/// gracefully on SIGINT/SIGTERM or through its handle.
+/// returned server runs when awaited or spawned, within a Tokio or actix runtime, and stops
+/// through its handle. It installs no signal handlers: actix would treat SIGINT as a forced
+/// stop, and an embedding process owns its signals; `sounding serve` maps both SIGINT and
+/// SIGTERM to a graceful stop.
 pub fn http_server(
     listener: TcpListener,
     state: ApiState,
@@ -50,6 +52,7 @@ pub fn http_server(
     let limiter = web::Data::new(RateLimiter::new(state.limits));
     let state = web::Data::new(state);
     let mut server = HttpServer::new(move || app(state.clone(), limiter.clone()))
+        .disable_signals()
         .shutdown_timeout(options.shutdown_timeout_secs)
         .client_request_timeout(options.client_request_timeout)
         .keep_alive(options.keep_alive);

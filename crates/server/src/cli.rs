@@ -177,6 +177,7 @@ pub fn main() -> ExitCode {
         "warn"
     };
     crate::telemetry::init(filter, config.log_format);
+    tracing::debug!(?config, "configuration");
 
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
@@ -189,8 +190,12 @@ pub fn main() -> ExitCode {
 }
 
 fn fail(failure: &Failure) -> ExitCode {
-    // One line, whatever the underlying error printed.
-    let message = failure.message.replace(['\n', '\r'], " ");
+    // One line, whatever the underlying error printed (libpq's are multi-line, with tabs).
+    let message = failure
+        .message
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     eprintln!("error: {message}");
     ExitCode::from(failure.code)
 }

@@ -32,7 +32,8 @@ pub const VARIABLES: [&str; 8] = [
     WORKERS,
 ];
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `Debug` redacts the JWT secret and a database password, so the value can be logged.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Config {
     pub database_url: String,
     pub bind: String,
@@ -120,6 +121,24 @@ impl Config {
             ));
         }
         Ok(config)
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("database_url", &crate::redact_url(&self.database_url))
+            .field("bind", &self.bind)
+            .field("jwt_secret", &self.jwt_secret)
+            .field("rate_limit_key_per_min", &self.rate_limit_key_per_min)
+            .field(
+                "rate_limit_subscriber_per_min",
+                &self.rate_limit_subscriber_per_min,
+            )
+            .field("log_filter", &self.log_filter)
+            .field("log_format", &self.log_format)
+            .field("workers", &self.workers)
+            .finish()
     }
 }
 
@@ -395,11 +414,17 @@ mod tests {
     }
 
     #[test]
-    fn the_jwt_secret_is_redacted_in_debug_output() {
-        let config = parse(&[(JWT_SECRET, SECRET)]).unwrap();
+    fn secrets_are_redacted_in_debug_output() {
+        let config = parse(&[
+            (JWT_SECRET, SECRET),
+            (DATABASE_URL, "postgres://app:hunter2@db/sounding"),
+        ])
+        .unwrap();
         let shown = format!("{config:?}");
         assert!(!shown.contains(SECRET), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
         assert!(shown.contains("JwtSecret(<redacted>)"), "{shown}");
+        assert!(shown.contains("postgres://app:***@db/sounding"), "{shown}");
         assert_eq!(config.jwt_secret.unwrap().expose(), SECRET);
     }
 }

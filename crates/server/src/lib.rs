@@ -88,13 +88,15 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     let tokens = JwtCodec::new(secret.as_bytes())
         .map_err(|e| anyhow!("the JWT secret cannot be used: {e}"))?;
 
-    let bootstrap = bootstrap_default_team(&*store, &*clock)
-        .await
-        .context("cannot create the default team")?;
-
+    // Bound before the default team is created: a start that cannot listen must not
+    // consume the one showing of the owner key.
     let listener = std::net::TcpListener::bind(&config.bind)
         .with_context(|| format!("cannot listen on {}", config.bind))?;
     let addr = listener.local_addr()?;
+
+    let bootstrap = bootstrap_default_team(&*store, &*clock)
+        .await
+        .context("cannot create the default team")?;
 
     let state = ApiState {
         store: store.clone() as Arc<dyn Store>,
@@ -155,25 +157,140 @@ fn generate_secret() -> String {
         .collect()
 }
 
-/// The URL with any password replaced by `***`, for messages and logs.
+/// The URL with any password (in the user info or a `password=` parameter) replaced by
+/// `***`, for messages and logs.
 pub fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
     let authority_end = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
+    let authority = match authority.rsplit_once('@') {
         Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{scheme}://{user}:***@{host}{path}"),
-            None => url.to_owned(),
+            Some((user, _password)) => format!("{user}:***@{host}"),
+            None => authority.to_owned(),
         },
-        None => url.to_owned(),
-    }
+        None => authority.to_owned(),
+    };
+    let path = match path.split_once('?') {
+        Some((path, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) if key.eq_ignore_ascii_case("password") => {
+                        format!("{key}=***")
+                    }
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{path}?{}", query.join("&"))
+        }
+        None => path.to_owned(),
+    };
+    format!("{scheme}://{authority}{path}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, Instant};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    fn sqlite_config(dir: &tempfile::TempDir) -> Config {
+        let mut config = Config::new(format!(
+            "sqlite://{}",
+            dir.path().join("server.db").display()
+        ));
+        config.bind = "127.0.0.1:0".into();
+        config.workers = Some(1);
+        config
+    }
+
+    /// One HTTP/1.1 request on a connection that stays open (keep-alive) afterwards.
+    async fn get_keep_alive(addr: SocketAddr, path: &str) -> (tokio::net::TcpStream, String) {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut buf = vec![0; 4096];
+        let n = stream.read(&mut buf).await.unwrap();
+        (stream, String::from_utf8_lossy(&buf[..n]).into_owned())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn first_start_bootstraps_once_and_the_generated_secret_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = start(sqlite_config(&dir), system_clock()).await.unwrap();
+        assert_ne!(first.addr.port(), 0, "port 0 is replaced by the bound port");
+        assert_eq!(first.base_url(), format!("http://{}", first.addr));
+        let created = first
+            .bootstrap
+            .clone()
+            .expect("first start creates team Default");
+        assert_eq!(created.team.subdomain, "default");
+        let secret = first
+            .store
+            .get_or_init_setting(JWT_SECRET_SETTING, "not this one")
+            .await
+            .unwrap();
+        assert_eq!(secret.len(), GENERATED_SECRET_LEN);
+
+        let (_open, response) = get_keep_alive(first.addr, "/healthz").await;
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        let stopping = Instant::now();
+        first.stop().await;
+        assert!(
+            stopping.elapsed() < Duration::from_secs(10),
+            "an idle keep-alive connection held the stop for {:?}",
+            stopping.elapsed()
+        );
+
+        let second = start(sqlite_config(&dir), system_clock()).await.unwrap();
+        assert!(second.bootstrap.is_none(), "later starts create nothing");
+        let again = second
+            .store
+            .get_or_init_setting(JWT_SECRET_SETTING, "not this one")
+            .await
+            .unwrap();
+        assert_eq!(again, secret, "the generated secret survives a restart");
+        second.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_configured_secret_is_used_and_never_written_to_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = sqlite_config(&dir);
+        config.jwt_secret = Some("c".repeat(32).parse().unwrap());
+        let running = start(config, system_clock()).await.unwrap();
+        let stored = running
+            .store
+            .get_or_init_setting(JWT_SECRET_SETTING, "probe")
+            .await
+            .unwrap();
+        assert_eq!(stored, "probe");
+        running.stop().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_address_in_use_is_a_clear_error_and_creates_no_team() {
+        let dir = tempfile::tempdir().unwrap();
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut config = sqlite_config(&dir);
+        config.bind = taken.local_addr().unwrap().to_string();
+        let err = start(config.clone(), system_clock())
+            .await
+            .err()
+            .expect("bind fails");
+        assert!(
+            format!("{err:#}")
+                .starts_with(&format!("cannot listen on {}", taken.local_addr().unwrap())),
+            "{err:#}"
+        );
+        // The failed start did not use up the first start's key.
+        config.bind = "127.0.0.1:0".into();
+        let running = start(config, system_clock()).await.unwrap();
+        assert!(running.bootstrap.is_some());
+        running.stop().await;
+    }
 
     #[test]
     fn generated_secrets_are_long_alphanumeric_and_fresh() {
@@ -197,6 +314,10 @@ mod tests {
         assert_eq!(
             redact_url("sqlite:///var/lib/sounding.db"),
             "sqlite:///var/lib/sounding.db"
+        );
+        assert_eq!(
+            redact_url("postgres://app@db/s?sslmode=require&password=x"),
+            "postgres://app@db/s?sslmode=require&password=***"
         );
     }
 }
