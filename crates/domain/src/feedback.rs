@@ -142,11 +142,7 @@ impl FeedbackDraft {
             title: text::required("title", title, text::TITLE_MAX)?,
             text: text::optional("text", text, text::TEXT_MAX)?.unwrap_or_default(),
             kind: parse_kind(kind)?,
-            meta: meta
-                .filter(|m| !m.is_null())
-                .map(|m| meta::validate("meta", m))
-                .transpose()?
-                .unwrap_or_default(),
+            meta: meta::validate_optional("meta", meta)?.unwrap_or_default(),
         })
     }
 }
@@ -176,10 +172,7 @@ impl FeedbackPatch {
                 .transpose()?,
             text: text::optional("text", text, text::TEXT_MAX)?,
             kind: parse_kind(kind)?,
-            meta: meta
-                .filter(|m| !m.is_null())
-                .map(|m| meta::validate("meta", m))
-                .transpose()?,
+            meta: meta::validate_optional("meta", meta)?,
             status: None,
             priority: None,
         })

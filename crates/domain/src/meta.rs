@@ -31,6 +31,14 @@ pub fn validate(field: &str, value: &Value) -> DomainResult<Meta> {
     Ok(map.clone())
 }
 
+/// An optional meta field: absent or `null` is `None`, anything else must pass `validate`.
+pub fn validate_optional(field: &str, value: Option<&Value>) -> DomainResult<Option<Meta>> {
+    value
+        .filter(|v| !v.is_null())
+        .map(|v| validate(field, v))
+        .transpose()
+}
+
 /// Shallow merge: keys in `patch` replace those in `base`; a `null` value removes the key.
 pub fn merge(base: &mut Meta, patch: &Meta) {
     for (key, value) in patch {

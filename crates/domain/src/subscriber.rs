@@ -165,10 +165,7 @@ impl Identify {
     ) -> DomainResult<Self> {
         let email = Email::parse(email.unwrap_or_default())?;
         let name = text::optional("name", name, text::NAME_MAX)?.filter(|n| !n.is_empty());
-        let meta = meta
-            .filter(|v| !v.is_null())
-            .map(|v| meta::validate("meta", v))
-            .transpose()?;
+        let meta = meta::validate_optional("meta", meta)?;
         let avatar_url = avatar_url
             .filter(|u| !u.trim().is_empty())
             .map(|u| text::http_url("avatarUrl", u))
