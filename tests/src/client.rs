@@ -55,6 +55,15 @@ impl Reply {
         );
     }
 
+    /// `field` of every item of `data`, asserting a 200 list of strings.
+    pub fn each(&self, field: &str) -> Vec<&str> {
+        let items = self.ok().as_array().expect("data is a list");
+        items
+            .iter()
+            .map(|item| item[field].as_str().expect("a string field"))
+            .collect()
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }

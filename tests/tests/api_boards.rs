@@ -177,8 +177,7 @@ async fn the_public_list_shows_public_boards_in_order(app: TestApp) {
             .call("public/feedback-boards.list", Some(&token), json!({}))
             .await;
         let boards = reply.ok().as_array().unwrap();
-        let names: Vec<&str> = boards.iter().map(|b| b["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["First", "Second", "Third"]);
+        assert_eq!(reply.each("name"), ["First", "Second", "Third"]);
         assert!(boards
             .iter()
             .all(|b| b["feedbackCount"] == 0 && b["meta"]["isPublic"] == true));
@@ -305,14 +304,7 @@ async fn list_pagination_is_reported(app: TestApp) {
     let page = app
         .team("feedback-boards.list", json!({"limit": 2, "offset": 1}))
         .await;
-    let names: Vec<&str> = page
-        .ok()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["Board 1", "Board 2"]);
+    assert_eq!(page.each("name"), ["Board 1", "Board 2"]);
     assert_eq!(
         page.body["pagination"],
         json!({"total": 5, "limit": 2, "offset": 1})
