@@ -64,7 +64,38 @@ impl Reply {
             .collect()
     }
 
+    /// Asserts an error with `status` (and the same `statusCode`), whatever its message, which
+    /// is returned.
+    pub fn assert_status(&self, status: u16) -> &str {
+        assert_eq!(
+            (self.status, &self.body["statusCode"]),
+            (status, &serde_json::json!(status)),
+            "unexpected reply: {}",
+            self.body
+        );
+        self.body["error"].as_str().expect("an error message")
+    }
+
+    /// `pagination.total` of a 200 list reply.
+    pub fn total(&self) -> i64 {
+        self.ok();
+        self.body["pagination"]["total"]
+            .as_i64()
+            .expect("pagination.total")
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
+}
+
+/// Asserts an RFC 3339 UTC timestamp with milliseconds: `2026-11-22T10:04:05.123Z`.
+pub fn assert_timestamp(value: &Value) {
+    let text = value.as_str().unwrap_or_else(|| panic!("not a timestamp: {value}"));
+    assert!(
+        text.len() == 24 && text.ends_with('Z') && text.as_bytes()[19] == b'.',
+        "not an RFC 3339 timestamp with milliseconds: {text}"
+    );
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|e| panic!("{text} does not parse: {e}"));
 }

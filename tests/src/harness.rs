@@ -9,10 +9,19 @@ use sounding_app::{
     api_keys::{create_api_key, NewApiKey},
     teams::{create_team, NewTeam},
 };
-use sounding_domain::{access::Role, ports::Clock};
+use sounding_domain::{
+    access::Role,
+    event::StoredEvent,
+    ports::{Clock, OutboxStore},
+    TeamId,
+};
 use sounding_server::{Config, Running};
 
 use crate::client::{Reply, SECRET};
+
+/// The e-mail of team `Default`'s owner, created on first start: a subscriber with this
+/// address is a team member (decisions §5).
+pub const OWNER_EMAIL: &str = "owner@default.invalid";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
@@ -149,5 +158,44 @@ impl TestApp {
 
     pub async fn identify(&self, email: &str) -> (Value, String) {
         self.identify_with(&self.key.clone(), email).await
+    }
+
+    /// The default team's outbox, oldest first.
+    pub async fn events(&self) -> Vec<StoredEvent> {
+        let team = TeamId::parse("teamId", &self.team_id).expect("team id");
+        self.running.store.events(team).await.expect("outbox read")
+    }
+
+    /// The kinds of [`TestApp::events`], oldest first.
+    pub async fn event_kinds(&self) -> Vec<String> {
+        self.events().await.into_iter().map(|e| e.kind).collect()
+    }
+
+    /// The payloads of the default team's events of `kind`, oldest first.
+    pub async fn events_of(&self, kind: &str) -> Vec<Value> {
+        self.events()
+            .await
+            .into_iter()
+            .filter(|e| e.kind == kind)
+            .map(|e| e.payload)
+            .collect()
+    }
+
+    /// Team `feedbacks.create` with the owner key, asserting a 200: the new item.
+    pub async fn feedback(&self, body: Value) -> Value {
+        self.team("feedbacks.create", body).await.ok().clone()
+    }
+
+    /// `public/feedbacks.create` as the subscriber of `token`, asserting a 200: the new item.
+    pub async fn public_feedback(&self, token: &str, body: Value) -> Value {
+        self.call("public/feedbacks.create", Some(token), body)
+            .await
+            .ok()
+            .clone()
+    }
+
+    /// `feedback-boards.create` with the owner key, asserting a 200: the new board.
+    pub async fn board(&self, body: Value) -> Value {
+        self.team("feedback-boards.create", body).await.ok().clone()
     }
 }

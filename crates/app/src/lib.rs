@@ -5,7 +5,11 @@ pub mod api_keys;
 pub mod auth;
 pub mod boards;
 pub mod error;
+pub mod feedback;
+pub mod feedback_comments;
+pub mod feedback_votes;
 pub mod subscribers;
 pub mod teams;
+pub mod wire;
 
 pub use error::{AppError, AppResult, AuthError, Literal};

@@ -9,6 +9,7 @@ pub enum Entity {
     Team,
     Subscriber,
     Board,
+    Feedback,
     ApiKey,
     User,
 }
@@ -19,6 +20,7 @@ impl fmt::Display for Entity {
             Entity::Team => "Team",
             Entity::Subscriber => "Subscriber",
             Entity::Board => "Board",
+            Entity::Feedback => "Feedback",
             Entity::ApiKey => "API key",
             Entity::User => "User",
         })

@@ -7,7 +7,10 @@ use crate::{
     error::{DomainError, DomainResult},
     ids::{BoardId, FeedbackId, SubscriberId, TeamId},
     meta::{self, Meta},
-    slug, text,
+    page::PageRequest,
+    slug,
+    subscriber::Subscriber,
+    text,
     timestamp::Timestamp,
 };
 
@@ -120,6 +123,101 @@ impl Feedback {
     pub fn is_public(&self) -> bool {
         self.published_at.is_some() && self.archived_at.is_none()
     }
+}
+
+/// The board a feedback item is on, as shown with it (and whether the public may see it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardRef {
+    pub id: BoardId,
+    pub name: String,
+    pub slug: String,
+    pub is_public: bool,
+}
+
+/// A feedback item as read: with its board, its creator and last editor, and the live counts
+/// the store keeps in step with the vote and comment rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedbackView {
+    pub feedback: Feedback,
+    pub board: Option<BoardRef>,
+    /// `None` only if the creator's row is gone.
+    pub creator: Option<Subscriber>,
+    pub last_modified_by: Option<Subscriber>,
+    pub vote_count: i64,
+    pub comment_count: i64,
+}
+
+impl FeedbackView {
+    /// Whether public reads may show it: published, and on a public board or on none.
+    /// Archived items stay readable by id; lists leave them out.
+    pub fn is_publicly_readable(&self) -> bool {
+        self.feedback.published_at.is_some() && self.board.as_ref().is_none_or(|b| b.is_public)
+    }
+}
+
+/// How a feedback list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FeedbackSort {
+    /// Newest first.
+    #[default]
+    Newest,
+    /// Most votes first, then newest.
+    Top,
+    /// Most votes and comments in the trending window first, then newest.
+    Trending,
+}
+
+impl FeedbackSort {
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw {
+            "newest" => Ok(Self::Newest),
+            "top" => Ok(Self::Top),
+            "trending" => Ok(Self::Trending),
+            _ => Err(DomainError::invalid(
+                "sortBy must be one of newest, top, trending",
+            )),
+        }
+    }
+}
+
+/// How far back `trending` counts votes and comments.
+pub const TRENDING_WINDOW_SECONDS: i64 = 7 * 24 * 60 * 60;
+
+/// Which feedback a list may show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedbackScope {
+    /// Published, not archived, on a public board or on none.
+    Public,
+    /// Everything of the team; archived items too when `include_archived`.
+    Team { include_archived: bool },
+}
+
+/// A validated `feedbacks.list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedbackQuery {
+    pub scope: FeedbackScope,
+    pub sort: FeedbackSort,
+    /// Any of these statuses; all when empty.
+    pub statuses: Vec<FeedbackStatus>,
+    pub board_id: Option<BoardId>,
+    /// Lowercase; matched as a substring of the lowercased title and text.
+    pub search: Option<String>,
+    /// Start of the trending window (`now` minus [`TRENDING_WINDOW_SECONDS`]).
+    pub trending_since: Timestamp,
+    pub page: PageRequest,
+}
+
+/// The text `search` is matched against: title and text, lowercased (Unicode-aware, so both
+/// engines fold the same way).
+pub fn search_text(title: &str, text: &str) -> String {
+    format!("{}\n{}", title.to_lowercase(), text.to_lowercase())
+}
+
+/// A search term as matched: trimmed and lowercased; `None` when empty.
+pub fn search_term(raw: Option<&str>) -> DomainResult<Option<String>> {
+    Ok(text::optional("search", raw, text::TITLE_MAX)?
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_lowercase()))
 }
 
 /// Validated content of a feedback creation (team or public).

@@ -1,8 +1,10 @@
 //! Comments on feedback: public, or private (visible to team members only).
 
 use crate::{
-    error::DomainResult,
+    error::{DomainError, DomainResult},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TeamId},
+    page::PageRequest,
+    subscriber::Subscriber,
     text,
     timestamp::Timestamp,
 };
@@ -17,6 +19,61 @@ pub struct FeedbackComment {
     pub is_private: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+/// A comment as read: with its author (`None` only if the author's row is gone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommentView {
+    pub comment: FeedbackComment,
+    pub author: Option<Subscriber>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CommentSort {
+    #[default]
+    CreatedAt,
+    UpdatedAt,
+}
+
+impl CommentSort {
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw {
+            "createdAt" => Ok(Self::CreatedAt),
+            "updatedAt" => Ok(Self::UpdatedAt),
+            _ => Err(DomainError::invalid(
+                "sort must be one of createdAt, updatedAt",
+            )),
+        }
+    }
+}
+
+/// Sort direction of the comment lists: oldest first by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Direction {
+    #[default]
+    Asc,
+    Desc,
+}
+
+impl Direction {
+    /// `ASC` or `DESC`, in any letter case.
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw.to_ascii_uppercase().as_str() {
+            "ASC" => Ok(Self::Asc),
+            "DESC" => Ok(Self::Desc),
+            _ => Err(DomainError::invalid("direction must be one of ASC, DESC")),
+        }
+    }
+}
+
+/// A validated `feedback-comments.list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommentQuery {
+    /// Private comments are listed only for team members.
+    pub include_private: bool,
+    pub sort: CommentSort,
+    pub direction: Direction,
+    pub page: PageRequest,
 }
 
 /// Comment text: 1..=10,000 characters after trimming.

@@ -23,5 +23,12 @@ pub enum VoteOutcome {
     AlreadyVoted,
 }
 
+/// The vote count of a feedback item and, for a subscriber, their vote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VoteState {
+    pub count: i64,
+    pub vote: Option<FeedbackVote>,
+}
+
 /// The refusal of a repeated vote (decisions §4).
 pub const ALREADY_VOTED: &str = "You have already voted on this feedback; delete the vote first";

@@ -12,7 +12,11 @@ use crate::{
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
-    ids::{ApiKeyId, BoardId, SubscriberId, TeamId},
+    feedback::{Feedback, FeedbackQuery, FeedbackView},
+    feedback_comment::{CommentQuery, CommentView, FeedbackComment},
+    feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
+    ids::{ApiKeyId, BoardId, FeedbackId, SubscriberId, TeamId},
+    page::Paged,
     subscriber::{Identify, Subscriber},
     team::Team,
     timestamp::Timestamp,
@@ -40,6 +44,10 @@ pub mod conflicts {
     pub const TEAM_SUBDOMAIN: &str = "team_subdomain";
     pub const BOARD_SLUG: &str = "board_slug";
     pub const USER_EMAIL: &str = "user_email";
+    /// A feedback item's `urlId` is taken in the team (the use case draws another).
+    pub const FEEDBACK_URL_ID: &str = "feedback_url_id";
+    /// A board still holds feedback and cannot be deleted.
+    pub const BOARD_NOT_EMPTY: &str = "board_not_empty";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -109,8 +117,94 @@ pub trait BoardStore: Send + Sync {
     async fn next_board_order(&self, team: TeamId) -> StoreResult<i64>;
     /// Conflict `board_slug` when the new slug is taken.
     async fn update_board(&self, board: &Board) -> StoreResult<()>;
-    /// Removes a board; `false` when there was none.
+    /// Removes a board; `false` when there was none. Conflict `board_not_empty` (and nothing
+    /// removed) while feedback is on it.
     async fn delete_board(&self, team: TeamId, id: BoardId) -> StoreResult<bool>;
+}
+
+/// Feedback items with their votes, comments and followers. Every write takes the events it
+/// causes and appends them in the same transaction. Vote and comment counts are kept equal to
+/// the number of rows by the same transaction that adds or removes a row.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait FeedbackStore: Send + Sync {
+    /// Inserts the item (counts 0) and makes its creator a follower. Conflict
+    /// `feedback_url_id` (and nothing written) when the team already has its `url_id`.
+    async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()>;
+    async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>>;
+    async fn feedback_by_url_id(
+        &self,
+        team: TeamId,
+        url_id: &str,
+    ) -> StoreResult<Option<FeedbackView>>;
+    /// Saves every field of the item but its counts; `false` (and no events) when it is gone.
+    async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool>;
+    /// Removes the item with its comments, votes and follows; `false` when there was none.
+    async fn delete_feedback(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+        events: &[NewEvent],
+    ) -> StoreResult<bool>;
+    /// One page of the items the query selects, in its order, and how many it selects.
+    /// A constant number of statements whatever the page size.
+    async fn list_feedback(
+        &self,
+        team: TeamId,
+        query: &FeedbackQuery,
+    ) -> StoreResult<Paged<FeedbackView>>;
+
+    /// Records the vote unless the subscriber already voted on the item (`AlreadyVoted`, and
+    /// nothing written). `None` when the item is gone.
+    async fn cast_vote(
+        &self,
+        team: TeamId,
+        vote: &FeedbackVote,
+        events: &[NewEvent],
+    ) -> StoreResult<Option<VoteOutcome>>;
+    /// Removes the subscriber's vote if there is one; the count after. `None` when the item
+    /// is gone.
+    async fn retract_vote(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<Option<i64>>;
+    /// The count and, when a subscriber is given, their vote. `None` when the item is gone.
+    async fn vote_state(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: Option<SubscriberId>,
+    ) -> StoreResult<Option<VoteState>>;
+
+    /// Inserts the comment and makes its author a follower. `false` (nothing written) when
+    /// the item is gone.
+    async fn insert_comment(
+        &self,
+        comment: &FeedbackComment,
+        events: &[NewEvent],
+    ) -> StoreResult<bool>;
+    /// One page of the item's comments in the query's order, with the total.
+    async fn comments(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        query: &CommentQuery,
+    ) -> StoreResult<Paged<CommentView>>;
+
+    /// Starts or stops the subscriber following the item (idempotent). `false` when the item
+    /// is gone.
+    async fn set_following(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+        follow: bool,
+    ) -> StoreResult<bool>;
+    /// The item's followers, in the order they started following.
+    async fn followers(&self, team: TeamId, feedback: FeedbackId)
+        -> StoreResult<Vec<SubscriberId>>;
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -134,12 +228,24 @@ pub trait SettingsStore: Send + Sync {
 
 /// Everything a complete storage adapter provides.
 pub trait Store:
-    TeamStore + AccessStore + SubscriberStore + BoardStore + OutboxStore + SettingsStore
+    TeamStore
+    + AccessStore
+    + SubscriberStore
+    + BoardStore
+    + FeedbackStore
+    + OutboxStore
+    + SettingsStore
 {
 }
 
 impl<T> Store for T where
-    T: TeamStore + AccessStore + SubscriberStore + BoardStore + OutboxStore + SettingsStore
+    T: TeamStore
+        + AccessStore
+        + SubscriberStore
+        + BoardStore
+        + FeedbackStore
+        + OutboxStore
+        + SettingsStore
 {
 }
 

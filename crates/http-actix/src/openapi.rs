@@ -23,11 +23,11 @@ use crate::{
         board::BoardMetaParams,
         common::{ErrorBody, NoParams},
     },
-    routes::{feedback_boards, health, subscribers, teams},
+    routes::{feedback_boards, feedback_comments, feedback_votes, feedbacks, health, subscribers, teams},
 };
 
 const DESCRIPTION: &str = "\
-Sounding collects product feedback for a team: boards, feedback, subscribers.
+Sounding collects product feedback for a team: boards, feedback with comments and votes, subscribers.
 
 Every operation is a `POST` to `/v1/<resource>.<action>` (team operations) or \
 `/v1/public/<resource>.<action>` (public operations) with a JSON object as body; parameters \
@@ -58,6 +58,27 @@ by each server instance.";
         feedback_boards::update,
         feedback_boards::delete,
         feedback_boards::public_list,
+        feedbacks::create,
+        feedbacks::update,
+        feedbacks::list,
+        feedbacks::info,
+        feedbacks::publish,
+        feedbacks::archive,
+        feedbacks::restore,
+        feedbacks::delete,
+        feedbacks::public_list,
+        feedbacks::public_create,
+        feedbacks::public_info,
+        feedbacks::public_update,
+        feedbacks::public_delete,
+        feedbacks::subscribe,
+        feedbacks::unsubscribe,
+        feedback_comments::create,
+        feedback_comments::public_create,
+        feedback_comments::public_list,
+        feedback_votes::create,
+        feedback_votes::delete,
+        feedback_votes::info,
         health::healthz,
         health::readyz,
     ),
@@ -67,6 +88,9 @@ by each server instance.";
         (name = "teams", description = "The caller's team and its settings."),
         (name = "subscribers", description = "End users of the widget, and their sessions."),
         (name = "feedback-boards", description = "Boards that hold feedback."),
+        (name = "feedbacks", description = "Feedback items: posted by subscribers or the team, moderated, archived."),
+        (name = "feedback-comments", description = "Comments on feedback, public or private to the team."),
+        (name = "feedback-votes", description = "Votes on feedback: one per subscriber per item."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -289,7 +313,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 11);
+        assert_eq!(operations.len(), 32);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

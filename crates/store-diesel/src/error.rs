@@ -95,6 +95,11 @@ const UNIQUE_RULES: &[(&str, &str, &str)] = &[
         "feedback_boards.team_id, feedback_boards.slug",
         conflicts::BOARD_SLUG,
     ),
+    (
+        "feedback_team_id_url_id_key",
+        "feedback.team_id, feedback.url_id",
+        conflicts::FEEDBACK_URL_ID,
+    ),
 ];
 
 fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {

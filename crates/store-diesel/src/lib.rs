@@ -5,6 +5,7 @@
 mod connection;
 mod error;
 mod migrations;
+mod raw_sql;
 mod repos;
 mod schema;
 mod tx;

@@ -77,6 +77,62 @@ diesel::table! {
 }
 
 diesel::table! {
+    feedback (id) {
+        id -> Text,
+        team_id -> Text,
+        board_id -> Nullable<Text>,
+        url_id -> Text,
+        title -> Text,
+        text -> Text,
+        status -> Text,
+        priority -> Text,
+        kind -> Nullable<Text>,
+        creator_id -> Text,
+        meta -> Text,
+        search_text -> Text,
+        vote_count -> BigInt,
+        comment_count -> BigInt,
+        published_at -> Nullable<Timestamp>,
+        archived_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        last_modified_by_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    feedback_votes (id) {
+        id -> Text,
+        team_id -> Text,
+        feedback_id -> Text,
+        subscriber_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    feedback_comments (id) {
+        id -> Text,
+        team_id -> Text,
+        feedback_id -> Text,
+        subscriber_id -> Text,
+        text -> Text,
+        is_private -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    feedback_follows (feedback_id, subscriber_id) {
+        feedback_id -> Text,
+        subscriber_id -> Text,
+        team_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     outbox_events (seq) {
         seq -> BigInt,
         id -> Text,
@@ -100,6 +156,11 @@ diesel::joinable!(team_users -> teams (team_id));
 diesel::joinable!(api_keys -> team_users (user_id));
 diesel::joinable!(subscribers -> teams (team_id));
 diesel::joinable!(feedback_boards -> teams (team_id));
+diesel::joinable!(feedback -> teams (team_id));
+diesel::joinable!(feedback -> feedback_boards (board_id));
+diesel::joinable!(feedback_votes -> feedback (feedback_id));
+diesel::joinable!(feedback_comments -> feedback (feedback_id));
+diesel::joinable!(feedback_follows -> feedback (feedback_id));
 diesel::joinable!(outbox_events -> teams (team_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -108,6 +169,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
     subscribers,
     feedback_boards,
+    feedback,
+    feedback_votes,
+    feedback_comments,
+    feedback_follows,
     outbox_events,
     settings,
 );

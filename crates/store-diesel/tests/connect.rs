@@ -14,7 +14,10 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
     assert_eq!(store.engine(), Engine::Sqlite);
     assert!(file.exists(), "the database file is created on connect");
 
-    assert_eq!(store.migrate().await.unwrap(), vec!["20261122000001"]);
+    assert_eq!(
+        store.migrate().await.unwrap(),
+        vec!["20261122000001", "20261124000001"]
+    );
     assert!(store.migrate().await.unwrap().is_empty());
     store.ping().await.unwrap();
 

@@ -2,6 +2,8 @@
 //! the domain without a database. One mutex guards all state, so each port method is atomic,
 //! as the database adapters' transactions are.
 
+mod feedback;
+
 use std::{
     collections::HashMap,
     sync::{Mutex, MutexGuard},
@@ -13,7 +15,7 @@ use sounding_domain::{
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
-    ids::{ApiKeyId, BoardId, SubscriberId, TeamId, UserId},
+    ids::{ApiKeyId, BoardId, FeedbackId, SubscriberId, TeamId, UserId},
     ports::{
         conflicts, AccessStore, BoardStore, OutboxStore, SettingsStore, StoreError, StoreResult,
         SubscriberStore, TeamStore,
@@ -30,6 +32,8 @@ struct State {
     keys: HashMap<ApiKeyId, ApiKey>,
     subscribers: HashMap<SubscriberId, Subscriber>,
     boards: HashMap<BoardId, Board>,
+    /// Feedback items, each with its votes, comments and follows (removed with it).
+    feedback: HashMap<FeedbackId, feedback::FeedbackRow>,
     outbox: Vec<StoredEvent>,
     settings: HashMap<String, String>,
 }
@@ -65,9 +69,16 @@ impl State {
     }
 
     fn board_view(&self, board: &Board) -> BoardView {
+        let feedback_count = self
+            .feedback
+            .values()
+            .filter(|row| {
+                row.feedback.board_id == Some(board.id) && row.feedback.archived_at.is_none()
+            })
+            .count();
         BoardView {
             board: board.clone(),
-            feedback_count: 0,
+            feedback_count: feedback::count(feedback_count),
         }
     }
 
@@ -296,10 +307,18 @@ impl BoardStore for MemoryStore {
     async fn delete_board(&self, team: TeamId, id: BoardId) -> StoreResult<bool> {
         let mut s = self.state();
         let owned = s.boards.get(&id).is_some_and(|b| b.team_id == team);
-        if owned {
-            s.boards.remove(&id);
+        if !owned {
+            return Ok(false);
         }
-        Ok(owned)
+        // Archived feedback still holds the board.
+        if s.feedback
+            .values()
+            .any(|row| row.feedback.board_id == Some(id))
+        {
+            return Err(StoreError::Conflict(conflicts::BOARD_NOT_EMPTY.into()));
+        }
+        s.boards.remove(&id);
+        Ok(true)
     }
 }
 

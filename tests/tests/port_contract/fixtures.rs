@@ -1,14 +1,21 @@
 //! Domain values for the port-contract story: teams with their owner and key, boards,
-//! identify requests and instants with millisecond precision.
+//! subscribers, feedback with its votes and comments, events, list queries, and instants
+//! with millisecond precision.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use sounding_domain::{
     access::{Role, TeamUser},
     api_key::ApiKey,
     board::{Board, BoardMeta},
-    ids::{BoardId, TeamId, UserId},
+    event::{EventKind, NewEvent},
+    feedback::{Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, Priority},
+    feedback_comment::{CommentQuery, CommentSort, Direction, FeedbackComment},
+    feedback_vote::FeedbackVote,
+    ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId, UserId},
+    meta::Meta,
+    page::PageRequest,
     ports::Store,
-    subscriber::Identify,
+    subscriber::{Identify, Subscriber},
     team::Team,
     timestamp::Timestamp,
 };
@@ -69,5 +76,121 @@ pub fn board(team: TeamId, slug: &str, order: i64, created_at: Timestamp) -> Boa
         meta: BoardMeta::default(),
         created_at,
         updated_at: created_at,
+    }
+}
+
+/// A stored subscriber of `team` with this e-mail (identified at `t0`).
+pub async fn subscriber(store: &dyn Store, team: TeamId, email: &str) -> Subscriber {
+    let input = Identify::new(Some(email), None, None, None, None).expect("valid identify");
+    store
+        .identify(team, &input, t0())
+        .await
+        .expect("identify")
+        .0
+}
+
+/// A published, unarchived feedback item of `team` titled after its url id, not yet stored.
+pub fn feedback(
+    team: TeamId,
+    board: Option<BoardId>,
+    creator: SubscriberId,
+    url_id: &str,
+    created_at: Timestamp,
+) -> Feedback {
+    Feedback {
+        id: FeedbackId::new(),
+        team_id: team,
+        board_id: board,
+        url_id: url_id.into(),
+        title: format!("Item {url_id}"),
+        text: String::new(),
+        status: FeedbackStatus::InReview,
+        priority: Priority::Medium,
+        kind: None,
+        creator_id: creator,
+        meta: Meta::new(),
+        published_at: Some(created_at),
+        archived_at: None,
+        created_at,
+        updated_at: created_at,
+        last_modified_by_id: None,
+    }
+}
+
+/// Stores `item` (without events) and hands it back.
+pub async fn stored_feedback(store: &dyn Store, item: Feedback) -> Feedback {
+    store
+        .insert_feedback(&item, &[])
+        .await
+        .expect("insert feedback");
+    item
+}
+
+pub fn vote(item: &Feedback, subscriber: SubscriberId, created_at: Timestamp) -> FeedbackVote {
+    FeedbackVote {
+        id: FeedbackVoteId::new(),
+        feedback_id: item.id,
+        subscriber_id: subscriber,
+        created_at,
+    }
+}
+
+pub fn comment(
+    item: &Feedback,
+    author: SubscriberId,
+    text: &str,
+    is_private: bool,
+    created_at: Timestamp,
+) -> FeedbackComment {
+    FeedbackComment {
+        id: FeedbackCommentId::new(),
+        team_id: item.team_id,
+        feedback_id: item.id,
+        subscriber_id: author,
+        text: text.into(),
+        is_private,
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// An event of `team` whose payload names `n`, so every event is told apart.
+pub fn event(team: TeamId, kind: EventKind, occurred_at: Timestamp, n: i64) -> NewEvent {
+    NewEvent::new(team, kind, occurred_at, &[], json!({ "n": n }))
+}
+
+/// Every row (the largest page) from the start.
+pub fn everything() -> PageRequest {
+    PageRequest {
+        limit: 100,
+        offset: 0,
+    }
+}
+
+/// A list of everything in `scope`, in `sort` order, unfiltered, the trending window
+/// starting at `t0`.
+pub fn list_query(scope: FeedbackScope, sort: FeedbackSort) -> FeedbackQuery {
+    FeedbackQuery {
+        scope,
+        sort,
+        statuses: Vec::new(),
+        board_id: None,
+        search: None,
+        trending_since: t0(),
+        page: everything(),
+    }
+}
+
+/// All of an item's comments (private ones only when asked) in this order.
+pub fn comment_query(
+    include_private: bool,
+    sort: CommentSort,
+    direction: Direction,
+) -> CommentQuery {
+    CommentQuery {
+        include_private,
+        sort,
+        direction,
+        page: everything(),
     }
 }

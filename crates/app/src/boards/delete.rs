@@ -1,9 +1,10 @@
-//! `feedback-boards.delete` (admin).
+//! `feedback-boards.delete` (admin). A board that still holds feedback is kept: deleting it
+//! would either lose the feedback or make items on a private board public.
 
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
-    ports::BoardStore,
-    BoardId, Entity,
+    ports::{conflicts, BoardStore, StoreError},
+    BoardId, DomainError, Entity,
 };
 
 use crate::error::{AppError, AppResult};
@@ -15,9 +16,14 @@ pub async fn delete_board(
 ) -> AppResult<BoardId> {
     caller.require(Need::Admin(AdminArea::Boards))?;
     let id = BoardId::parse("id", id.ok_or_else(|| AppError::invalid("id is required"))?)?;
-    if boards.delete_board(caller.team_id, id).await? {
-        Ok(id)
-    } else {
-        Err(AppError::not_found(Entity::Board))
+    match boards.delete_board(caller.team_id, id).await {
+        Ok(true) => Ok(id),
+        Ok(false) => Err(AppError::not_found(Entity::Board)),
+        Err(StoreError::Conflict(rule)) if rule == conflicts::BOARD_NOT_EMPTY => {
+            Err(AppError::Domain(DomainError::Conflict(
+                "Board still holds feedback; move or delete it first".into(),
+            )))
+        }
+        Err(e) => Err(e.into()),
     }
 }

@@ -3,5 +3,6 @@
 
 pub mod board;
 pub mod common;
+pub mod feedback;
 pub mod subscriber;
 pub mod team;

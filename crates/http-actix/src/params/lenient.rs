@@ -41,6 +41,32 @@ pub fn opt_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<boo
     }
 }
 
+/// An optional list of strings: `["a", "b"]`, `"a"`, or `"a,b"` (as a query string gives it).
+pub fn opt_string_list<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<String>>, D::Error> {
+    const MUST: &str = "must be a string or a list of strings";
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(
+            s.split(',')
+                .map(str::trim)
+                .filter(|part| !part.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        )),
+        Some(Value::Array(items)) => items
+            .into_iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.trim().to_owned()),
+                _ => Err(D::Error::custom(MUST)),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(D::Error::custom(MUST)),
+    }
+}
+
 /// A float with no fractional part that fits an `i64` (`10.0` → 10).
 fn whole_i64(f: f64) -> Option<i64> {
     // 2^63 is exactly representable; every whole f64 below it in magnitude fits an i64.
@@ -55,6 +81,8 @@ mod tests {
 
     #[derive(Debug, Deserialize)]
     struct Probe {
+        #[serde(default, deserialize_with = "opt_string_list")]
+        l: Option<Vec<String>>,
         #[serde(default, deserialize_with = "opt_i64")]
         n: Option<i64>,
         #[serde(default, deserialize_with = "opt_bool")]
@@ -99,6 +127,18 @@ mod tests {
         assert_eq!(probe(json!({"b": null})).unwrap().b, None);
         for bad in [json!(1), json!("yes"), json!({})] {
             assert_eq!(probe(json!({ "b": bad })).unwrap_err(), "must be a boolean");
+        }
+    }
+
+    #[test]
+    fn string_lists_come_as_lists_single_strings_or_comma_lists() {
+        let list = |v: Value| probe(json!({ "l": v })).map(|p| p.l);
+        assert_eq!(list(json!(["a", " b"])).unwrap(), Some(vec!["a".into(), "b".into()]));
+        assert_eq!(list(json!("a")).unwrap(), Some(vec!["a".into()]));
+        assert_eq!(list(json!("a, b,")).unwrap(), Some(vec!["a".into(), "b".into()]));
+        assert_eq!(list(json!(null)).unwrap(), None);
+        for bad in [json!(1), json!([1]), json!({})] {
+            assert_eq!(list(bad).unwrap_err(), "must be a string or a list of strings");
         }
     }
 }

@@ -4,6 +4,9 @@
 
 pub mod fallback;
 pub mod feedback_boards;
+pub mod feedback_comments;
+pub mod feedback_votes;
+pub mod feedbacks;
 pub mod health;
 pub mod subscribers;
 pub mod teams;
@@ -34,6 +37,43 @@ fn operations(cfg: &mut web::ServiceConfig) {
         "public/feedback-boards.list",
         feedback_boards::public_list,
     );
+    operation(cfg, "feedbacks.create", feedbacks::create);
+    operation(cfg, "feedbacks.update", feedbacks::update);
+    operation(cfg, "feedbacks.list", feedbacks::list);
+    operation(cfg, "feedbacks.info", feedbacks::info);
+    operation(cfg, "feedbacks.publish", feedbacks::publish);
+    operation(cfg, "feedbacks.archive", feedbacks::archive);
+    operation(cfg, "feedbacks.restore", feedbacks::restore);
+    operation(cfg, "feedbacks.delete", feedbacks::delete);
+    operation(cfg, "public/feedbacks.list", feedbacks::public_list);
+    operation(cfg, "public/feedbacks.create", feedbacks::public_create);
+    operation(cfg, "public/feedbacks.info", feedbacks::public_info);
+    operation(cfg, "public/feedbacks.update", feedbacks::public_update);
+    operation(cfg, "public/feedbacks.delete", feedbacks::public_delete);
+    operation(cfg, "public/feedbacks.subscribe", feedbacks::subscribe);
+    operation(cfg, "public/feedbacks.unsubscribe", feedbacks::unsubscribe);
+    operation(cfg, "feedback-comments.create", feedback_comments::create);
+    operation(
+        cfg,
+        "public/feedback-comments.create",
+        feedback_comments::public_create,
+    );
+    operation(
+        cfg,
+        "public/feedback-comments.list",
+        feedback_comments::public_list,
+    );
+    operation(
+        cfg,
+        "public/feedback-votes.create",
+        feedback_votes::create,
+    );
+    operation(
+        cfg,
+        "public/feedback-votes.delete",
+        feedback_votes::delete,
+    );
+    operation(cfg, "public/feedback-votes.info", feedback_votes::info);
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)

@@ -1,8 +1,13 @@
 //! Feedback boards: ordered by `position` (the domain's `order`; ORDER is reserved in SQL),
 //! slugs unique per team.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use diesel::{dsl::max, prelude::*};
+use diesel::{
+    dsl::{count_star, max},
+    prelude::*,
+};
 use sounding_domain::{
     board::{Board, BoardMeta, BoardView},
     ids::{BoardId, TeamId},
@@ -14,7 +19,7 @@ use super::{from_db_time, parse_id, to_db_time};
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    schema::feedback_boards,
+    schema::{feedback, feedback_boards},
     tx::{read, write_tx},
     DieselStore,
 };
@@ -56,7 +61,7 @@ impl From<&Board> for BoardRow {
 }
 
 impl BoardRow {
-    fn into_view(self) -> DbResult<BoardView> {
+    fn into_view(self, feedback_count: i64) -> DbResult<BoardView> {
         Ok(BoardView {
             board: Board {
                 id: parse_id("feedback_boards.id", &self.id)?,
@@ -74,10 +79,18 @@ impl BoardRow {
                 created_at: from_db_time(self.created_at),
                 updated_at: from_db_time(self.updated_at),
             },
-            // Feedback is not stored yet; the count joins in when its table arrives.
-            feedback_count: 0,
+            feedback_count,
         })
     }
+}
+
+/// The feedback on a board as its view counts it: every item not archived, published or not.
+macro_rules! counted_feedback {
+    ($team:expr) => {
+        feedback::table
+            .filter(feedback::team_id.eq($team))
+            .filter(feedback::archived_at.is_null())
+    };
 }
 
 /// Whether another board of the team (not `except`) already has the slug.
@@ -96,6 +109,25 @@ fn slug_taken(
         query = query.filter(feedback_boards::id.ne(id));
     }
     Ok(query.first::<String>(conn).optional()?.is_some())
+}
+
+/// Whether the team has the board, its row locked until the transaction ends on PostgreSQL
+/// (SQLite's `BEGIN IMMEDIATE` already holds the only write lock).
+fn lock_board(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<bool> {
+    macro_rules! board {
+        () => {
+            feedback_boards::table
+                .filter(feedback_boards::id.eq(id))
+                .filter(feedback_boards::team_id.eq(team))
+                .select(feedback_boards::id)
+        };
+    }
+    let found = match conn {
+        DbConnection::Postgresql(inner) => board!().for_update().first::<String>(inner),
+        DbConnection::Sqlite(inner) => board!().first::<String>(inner),
+    }
+    .optional()?;
+    Ok(found.is_some())
 }
 
 #[async_trait]
@@ -119,7 +151,7 @@ impl BoardStore for DieselStore {
         self.run(move |conn| {
             read(conn, |conn| {
                 let mut query = feedback_boards::table
-                    .filter(feedback_boards::team_id.eq(team))
+                    .filter(feedback_boards::team_id.eq(&team))
                     .select(BoardRow::as_select())
                     .order((
                         feedback_boards::position.asc(),
@@ -130,10 +162,20 @@ impl BoardStore for DieselStore {
                 if public_only {
                     query = query.filter(feedback_boards::is_public.eq(true));
                 }
-                query
-                    .load(conn)?
+                let rows = query.load(conn)?;
+                // Every board's count in one grouped query, not one per board.
+                let counts: HashMap<String, i64> = counted_feedback!(&team)
+                    .filter(feedback::board_id.is_not_null())
+                    .group_by(feedback::board_id)
+                    .select((feedback::board_id.assume_not_null(), count_star()))
+                    .load::<(String, i64)>(conn)?
                     .into_iter()
-                    .map(BoardRow::into_view)
+                    .collect();
+                rows.into_iter()
+                    .map(|row| {
+                        let count = counts.get(&row.id).copied().unwrap_or(0);
+                        row.into_view(count)
+                    })
                     .collect()
             })
         })
@@ -144,14 +186,20 @@ impl BoardStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.run(move |conn| {
             read(conn, |conn| {
-                feedback_boards::table
-                    .filter(feedback_boards::id.eq(id))
-                    .filter(feedback_boards::team_id.eq(team))
+                let Some(row) = feedback_boards::table
+                    .filter(feedback_boards::id.eq(&id))
+                    .filter(feedback_boards::team_id.eq(&team))
                     .select(BoardRow::as_select())
                     .first(conn)
                     .optional()?
-                    .map(BoardRow::into_view)
-                    .transpose()
+                else {
+                    return Ok(None);
+                };
+                let count = counted_feedback!(&team)
+                    .filter(feedback::board_id.eq(&id))
+                    .count()
+                    .get_result::<i64>(conn)?;
+                row.into_view(count).map(Some)
             })
         })
         .await
@@ -203,13 +251,24 @@ impl BoardStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                let deleted = diesel::delete(
-                    feedback_boards::table
-                        .filter(feedback_boards::id.eq(id))
-                        .filter(feedback_boards::team_id.eq(team)),
-                )
-                .execute(conn)?;
-                Ok(deleted > 0)
+                // The board's row is locked first on PostgreSQL: an item being put on it
+                // (whose foreign key check locks the row too) commits before the check below
+                // or waits until the board is gone and then fails.
+                if !lock_board(conn, &team, &id)? {
+                    return Ok(false);
+                }
+                // Any item, archived or not, keeps the board (its foreign key has no cascade).
+                let holds_feedback = feedback::table
+                    .filter(feedback::board_id.eq(&id))
+                    .select(feedback::id)
+                    .first::<String>(conn)
+                    .optional()?
+                    .is_some();
+                if holds_feedback {
+                    return Err(DbError::Conflict(conflicts::BOARD_NOT_EMPTY));
+                }
+                diesel::delete(feedback_boards::table.find(&id)).execute(conn)?;
+                Ok(true)
             })
         })
         .await

@@ -2,6 +2,7 @@
 //! between column values and domain values they share.
 
 mod access;
+mod feedback;
 mod boards;
 mod outbox;
 mod settings;

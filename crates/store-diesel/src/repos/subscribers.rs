@@ -26,7 +26,7 @@ const IDENTIFY_ATTEMPTS: u32 = 3;
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = subscribers, treat_none_as_null = true)]
-struct SubscriberRow {
+pub(crate) struct SubscriberRow {
     id: String,
     team_id: String,
     name: String,
@@ -65,7 +65,7 @@ impl SubscriberRow {
         })
     }
 
-    fn into_domain(self) -> DbResult<Subscriber> {
+    pub(crate) fn into_domain(self) -> DbResult<Subscriber> {
         let email = self
             .email
             .map(|raw| Email::parse(&raw).map_err(|e| DbError::corrupt("subscribers.email", e)))

@@ -1,0 +1,179 @@
+//! `feedbacks.create`: by the team (API key; any status and priority, published at once) and
+//! by a subscriber (`public/feedbacks.create`; `in_review`/`medium`, held for moderation when
+//! the team or the board asks for it).
+
+use serde_json::Value;
+use sounding_domain::{
+    access::{Caller, KeyHolder, Need, SubscriberSession},
+    event::EventKind,
+    feedback::{Feedback, FeedbackDraft, FeedbackStatus, FeedbackView, Priority},
+    ports::{Clock, Store},
+    subscriber::Identify,
+    Entity, FeedbackId,
+};
+
+use super::{board_open_to, board_ref, feedback_event, insert_new, team_author, team_board};
+use crate::error::{AppError, AppResult};
+
+/// The fields of team `feedbacks.create` as a client sent them.
+#[derive(Debug, Clone, Default)]
+pub struct NewFeedbackInput {
+    pub title: Option<String>,
+    pub text: Option<String>,
+    pub status: Option<String>,
+    pub priority: Option<String>,
+    pub board_id: Option<String>,
+    pub kind: Option<String>,
+    pub meta: Option<Value>,
+    /// The subscriber the item is created for; the key's user when absent.
+    pub creator_email: Option<String>,
+    pub creator_name: Option<String>,
+}
+
+/// The fields of `public/feedbacks.create`.
+#[derive(Debug, Clone, Default)]
+pub struct PublicFeedbackInput {
+    pub title: Option<String>,
+    pub text: Option<String>,
+    pub board_id: Option<String>,
+    pub kind: Option<String>,
+    pub meta: Option<Value>,
+}
+
+pub async fn create_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: NewFeedbackInput,
+) -> AppResult<FeedbackView> {
+    caller.require(Need::Write)?;
+    let draft = FeedbackDraft::new(
+        input.title.as_deref(),
+        input.text.as_deref(),
+        input.kind.as_deref(),
+        input.meta.as_ref(),
+    )?;
+    let status = input
+        .status
+        .as_deref()
+        .map(FeedbackStatus::parse)
+        .transpose()?
+        .unwrap_or(FeedbackStatus::InReview);
+    let priority = input
+        .priority
+        .as_deref()
+        .map(Priority::parse)
+        .transpose()?
+        .unwrap_or(Priority::Medium);
+    let creator = match input.creator_email.as_deref() {
+        Some(email) => Some(Identify::new(
+            Some(email),
+            input.creator_name.as_deref(),
+            None,
+            None,
+            Some("api"),
+        )?),
+        None => None,
+    };
+    let as_team = Caller::Team(caller.clone());
+    let board = match input.board_id.as_deref() {
+        Some(raw) => Some(team_board(store, &as_team, raw).await?),
+        None => None,
+    };
+
+    let now = clock.now();
+    let creator = team_author(store, caller, creator, now).await?;
+    let feedback = Feedback {
+        id: FeedbackId::new(),
+        team_id: caller.team_id,
+        board_id: board.as_ref().map(|b| b.board.id),
+        url_id: String::new(),
+        title: draft.title,
+        text: draft.text,
+        status,
+        priority,
+        kind: draft.kind,
+        creator_id: creator.id,
+        meta: draft.meta,
+        published_at: Some(now),
+        archived_at: None,
+        created_at: now,
+        updated_at: now,
+        last_modified_by_id: None,
+    };
+    let view = FeedbackView {
+        feedback,
+        board: board.as_ref().map(board_ref),
+        creator: Some(creator),
+        last_modified_by: None,
+        vote_count: 0,
+        comment_count: 0,
+    };
+    insert_new(store, view, |v| {
+        vec![feedback_event(EventKind::NewFeedback, v, now, &[])]
+    })
+    .await
+}
+
+pub async fn create_public_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+    input: PublicFeedbackInput,
+) -> AppResult<FeedbackView> {
+    let draft = FeedbackDraft::new(
+        input.title.as_deref(),
+        input.text.as_deref(),
+        input.kind.as_deref(),
+        input.meta.as_ref(),
+    )?;
+    let caller = Caller::Subscriber(session.clone());
+    let board = match input.board_id.as_deref() {
+        Some(raw) => Some(board_open_to(store, &caller, raw).await?),
+        None => None,
+    };
+    let team = store
+        .team(caller.team_id())
+        .await?
+        .ok_or(AppError::not_found(Entity::Team))?;
+    let moderated = team.public_board_moderation
+        || board
+            .as_ref()
+            .is_some_and(|b| b.board.meta.require_moderation);
+
+    let now = clock.now();
+    let creator = session.subscriber.clone();
+    let feedback = Feedback {
+        id: FeedbackId::new(),
+        team_id: team.id,
+        board_id: board.as_ref().map(|b| b.board.id),
+        url_id: String::new(),
+        title: draft.title,
+        text: draft.text,
+        status: FeedbackStatus::InReview,
+        priority: Priority::Medium,
+        kind: draft.kind,
+        creator_id: creator.id,
+        meta: draft.meta,
+        published_at: (!moderated).then_some(now),
+        archived_at: None,
+        created_at: now,
+        updated_at: now,
+        last_modified_by_id: None,
+    };
+    let view = FeedbackView {
+        feedback,
+        board: board.as_ref().map(board_ref),
+        creator: Some(creator),
+        last_modified_by: None,
+        vote_count: 0,
+        comment_count: 0,
+    };
+    insert_new(store, view, |v| {
+        vec![
+            feedback_event(EventKind::NewFeedback, v, now, &[]),
+            feedback_event(EventKind::FeedbacksCreate, v, now, &[]),
+        ]
+    })
+    .await
+}

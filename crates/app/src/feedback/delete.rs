@@ -1,0 +1,54 @@
+//! `feedbacks.delete`: by the team, or by the item's creator (`public/feedbacks.delete`).
+//! Permanent: comments, votes and follows go with the item, in one transaction.
+
+use sounding_domain::{
+    access::{Caller, KeyHolder, Need, SubscriberSession},
+    event::EventKind,
+    feedback::FeedbackView,
+    ports::{Clock, Store},
+    FeedbackId,
+};
+
+use super::{feedback_event, feedback_not_found, required_feedback_id, team_feedback};
+use crate::error::{AppError, AppResult};
+
+async fn remove(store: &dyn Store, clock: &dyn Clock, view: &FeedbackView) -> AppResult<FeedbackId> {
+    let event = feedback_event(EventKind::FeedbacksDelete, view, clock.now(), &[]);
+    let id = view.feedback.id;
+    if store
+        .delete_feedback(view.feedback.team_id, id, &[event])
+        .await?
+    {
+        Ok(id)
+    } else {
+        Err(feedback_not_found())
+    }
+}
+
+pub async fn delete_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    id: Option<&str>,
+) -> AppResult<FeedbackId> {
+    caller.require(Need::Write)?;
+    let id = required_feedback_id("id", id)?;
+    let view = team_feedback(store, &Caller::Team(caller.clone()), id).await?;
+    remove(store, clock, &view).await
+}
+
+pub async fn delete_public_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+    feedback_id: Option<&str>,
+) -> AppResult<FeedbackId> {
+    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let view = team_feedback(store, &Caller::Subscriber(session.clone()), id).await?;
+    if view.feedback.creator_id != session.subscriber.id {
+        return Err(AppError::forbidden(
+            "You do not have permission to delete this feedback",
+        ));
+    }
+    remove(store, clock, &view).await
+}

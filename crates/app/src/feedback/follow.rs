@@ -1,0 +1,48 @@
+//! `public/feedbacks.subscribe` and `.unsubscribe`: a subscriber follows an item or stops.
+//! Both are idempotent.
+
+use sounding_domain::{
+    access::{Caller, SubscriberSession},
+    ports::Store,
+    FeedbackId,
+};
+
+use super::{feedback_not_found, readable_feedback, required_feedback_id};
+use crate::error::AppResult;
+
+pub async fn follow_feedback(
+    store: &dyn Store,
+    session: &SubscriberSession,
+    feedback_id: Option<&str>,
+) -> AppResult<FeedbackId> {
+    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let caller = Caller::Subscriber(session.clone());
+    readable_feedback(store, &caller, id).await?;
+    set(store, session, id, true).await
+}
+
+pub async fn unfollow_feedback(
+    store: &dyn Store,
+    session: &SubscriberSession,
+    feedback_id: Option<&str>,
+) -> AppResult<FeedbackId> {
+    let id = required_feedback_id("feedbackId", feedback_id)?;
+    set(store, session, id, false).await
+}
+
+async fn set(
+    store: &dyn Store,
+    session: &SubscriberSession,
+    id: FeedbackId,
+    follow: bool,
+) -> AppResult<FeedbackId> {
+    let subscriber = &session.subscriber;
+    if store
+        .set_following(subscriber.team_id, id, subscriber.id, follow)
+        .await?
+    {
+        Ok(id)
+    } else {
+        Err(feedback_not_found())
+    }
+}

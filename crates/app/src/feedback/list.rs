@@ -1,0 +1,82 @@
+//! `feedbacks.list`: the team's view (every board, unpublished too, archived on request) and
+//! the public one (published, unarchived, on public boards or none). Sorted `newest`, `top` or
+//! `trending`; filtered by status, board and a search over title and text.
+
+use sounding_domain::{
+    access::{Caller, KeyHolder, Need},
+    feedback::{
+        search_term, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView,
+        TRENDING_WINDOW_SECONDS,
+    },
+    page::{PageRequest, Paged},
+    ports::{Clock, Store},
+    BoardId,
+};
+
+use crate::error::AppResult;
+
+/// Items per page when the caller does not say.
+pub const DEFAULT_LIMIT: i64 = 20;
+
+/// The parameters of `feedbacks.list` as a client sent them.
+#[derive(Debug, Clone, Default)]
+pub struct FeedbackListInput {
+    pub sort_by: Option<String>,
+    /// Any of these statuses; every status when empty.
+    pub statuses: Vec<String>,
+    pub board_id: Option<String>,
+    pub search: Option<String>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+    /// Team only: include archived items.
+    pub archived: Option<bool>,
+}
+
+fn query(input: &FeedbackListInput, scope: FeedbackScope, clock: &dyn Clock) -> AppResult<FeedbackQuery> {
+    Ok(FeedbackQuery {
+        scope,
+        sort: input
+            .sort_by
+            .as_deref()
+            .map(FeedbackSort::parse)
+            .transpose()?
+            .unwrap_or_default(),
+        statuses: input
+            .statuses
+            .iter()
+            .map(|s| FeedbackStatus::parse(s))
+            .collect::<Result<_, _>>()?,
+        board_id: input
+            .board_id
+            .as_deref()
+            .map(|raw| BoardId::parse("boardId", raw))
+            .transpose()?,
+        search: search_term(input.search.as_deref())?,
+        trending_since: clock.now().plus_seconds(-TRENDING_WINDOW_SECONDS),
+        page: PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?,
+    })
+}
+
+pub async fn list_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: FeedbackListInput,
+) -> AppResult<Paged<FeedbackView>> {
+    caller.require(Need::Read)?;
+    let scope = FeedbackScope::Team {
+        include_archived: input.archived.unwrap_or(false),
+    };
+    let query = query(&input, scope, clock)?;
+    Ok(store.list_feedback(caller.team_id, &query).await?)
+}
+
+pub async fn list_public_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &Caller,
+    input: FeedbackListInput,
+) -> AppResult<Paged<FeedbackView>> {
+    let query = query(&input, FeedbackScope::Public, clock)?;
+    Ok(store.list_feedback(caller.team_id(), &query).await?)
+}

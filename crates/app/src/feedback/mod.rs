@@ -1,0 +1,192 @@
+//! Feedback use cases: the team's operations (API key) and the public ones (subscriber token,
+//! or either credential for reads), plus the rules they share.
+
+mod create;
+mod delete;
+mod follow;
+mod info;
+mod list;
+mod moderate;
+mod update;
+
+pub use create::{create_feedback, create_public_feedback, NewFeedbackInput, PublicFeedbackInput};
+pub use delete::{delete_feedback, delete_public_feedback};
+pub use follow::{follow_feedback, unfollow_feedback};
+pub use info::{feedback_info, public_feedback_info, FeedbackLookup};
+pub use list::{list_feedback, list_public_feedback, FeedbackListInput};
+pub use moderate::{archive_feedback, publish_feedback, restore_feedback};
+pub use update::{update_feedback, update_public_feedback, FeedbackChanges};
+
+use rand::thread_rng;
+use sounding_domain::{
+    access::{Caller, KeyHolder},
+    board::BoardView,
+    event::{EventKind, NewEvent},
+    feedback::{BoardRef, FeedbackView},
+    ports::{conflicts, Store, StoreError},
+    slug,
+    subscriber::{Identify, Subscriber},
+    BoardId, Entity, FeedbackId, Timestamp,
+};
+
+use crate::{
+    auth::is_team_member,
+    error::{AppError, AppResult},
+    wire::{self, FeedbackJson},
+};
+
+/// A new `urlId` is drawn this many times before giving up (a clash among 36^10 values is
+/// already rare once).
+const URL_ID_ATTEMPTS: u32 = 5;
+
+/// The id in `field`, which is required.
+pub(crate) fn required_feedback_id(field: &str, raw: Option<&str>) -> AppResult<FeedbackId> {
+    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
+    Ok(FeedbackId::parse(field, raw)?)
+}
+
+pub(crate) fn feedback_not_found() -> AppError {
+    AppError::not_found(Entity::Feedback)
+}
+
+/// The team's item, whatever its state.
+pub(crate) async fn team_feedback(
+    store: &dyn Store,
+    caller: &Caller,
+    id: FeedbackId,
+) -> AppResult<FeedbackView> {
+    store
+        .feedback(caller.team_id(), id)
+        .await?
+        .ok_or_else(feedback_not_found)
+}
+
+/// The item as public operations see it: published, and on a public board or none — or on a
+/// private board for a team member. Anything else is not found, never revealed.
+pub(crate) async fn readable_feedback(
+    store: &dyn Store,
+    caller: &Caller,
+    id: FeedbackId,
+) -> AppResult<FeedbackView> {
+    let view = team_feedback(store, caller, id).await?;
+    ensure_readable(store, caller, view).await
+}
+
+pub(crate) async fn ensure_readable(
+    store: &dyn Store,
+    caller: &Caller,
+    view: FeedbackView,
+) -> AppResult<FeedbackView> {
+    if view.is_publicly_readable() {
+        return Ok(view);
+    }
+    let on_private_board = view.board.as_ref().is_some_and(|b| !b.is_public);
+    if view.feedback.published_at.is_some()
+        && on_private_board
+        && is_team_member(store, caller).await?
+    {
+        return Ok(view);
+    }
+    Err(feedback_not_found())
+}
+
+/// The board `raw` names in the team: 400 when malformed, 404 when it is not the team's.
+pub(crate) async fn team_board(
+    store: &dyn Store,
+    caller: &Caller,
+    raw: &str,
+) -> AppResult<BoardView> {
+    let id = BoardId::parse("boardId", raw)?;
+    store
+        .board(caller.team_id(), id)
+        .await?
+        .ok_or(AppError::not_found(Entity::Board))
+}
+
+/// A board a subscriber may post to: it must exist in their team (a private one only for team
+/// members; to others it does not exist) and accept public submissions.
+pub(crate) async fn board_open_to(
+    store: &dyn Store,
+    caller: &Caller,
+    raw: &str,
+) -> AppResult<BoardView> {
+    let view = team_board(store, caller, raw).await?;
+    if !view.board.meta.is_public && !is_team_member(store, caller).await? {
+        return Err(AppError::not_found(Entity::Board));
+    }
+    if !view.board.meta.allow_public_submissions {
+        return Err(AppError::forbidden(
+            "This board does not accept public submissions",
+        ));
+    }
+    Ok(view)
+}
+
+pub(crate) fn board_ref(view: &BoardView) -> BoardRef {
+    BoardRef {
+        id: view.board.id,
+        name: view.board.name.clone(),
+        slug: view.board.slug.clone(),
+        is_public: view.board.meta.is_public,
+    }
+}
+
+/// The subscriber a team caller writes as: the one with `identify`'s e-mail (created with
+/// source `api` when new), or else the one standing for the key's user.
+pub(crate) async fn team_author(
+    store: &dyn Store,
+    caller: &KeyHolder,
+    identify: Option<Identify>,
+    now: Timestamp,
+) -> AppResult<Subscriber> {
+    if let Some(identify) = identify {
+        return Ok(store.identify(caller.team_id, &identify, now).await?.0);
+    }
+    let users = store.users(caller.team_id).await?;
+    let user = users
+        .iter()
+        .find(|u| u.id == caller.user_id)
+        .ok_or(crate::AuthError::Required)?;
+    // An existing subscriber keeps the name they chose.
+    if let Some(found) = store.subscriber_by_email(caller.team_id, &user.email).await? {
+        return Ok(found);
+    }
+    let identify = Identify::new(Some(&user.email), Some(&user.name), None, None, Some("api"))?;
+    Ok(store.identify(caller.team_id, &identify, now).await?.0)
+}
+
+/// An event about the item, its payload carrying the item as the API returns it.
+pub(crate) fn feedback_event(
+    kind: EventKind,
+    view: &FeedbackView,
+    now: Timestamp,
+    extra: &[(&str, String)],
+) -> NewEvent {
+    let mut ids = vec![("feedbackId", view.feedback.id.to_string())];
+    ids.extend(extra.iter().cloned());
+    NewEvent::new(
+        view.feedback.team_id,
+        kind,
+        now,
+        &ids,
+        wire::to_value(&FeedbackJson::from(view)),
+    )
+}
+
+/// Inserts a new item, drawing another `urlId` when the team already has the one drawn. The
+/// events are built for the item as finally inserted.
+pub(crate) async fn insert_new(
+    store: &dyn Store,
+    mut view: FeedbackView,
+    events: impl Fn(&FeedbackView) -> Vec<NewEvent>,
+) -> AppResult<FeedbackView> {
+    for _ in 0..URL_ID_ATTEMPTS {
+        view.feedback.url_id = slug::new_url_id(&mut thread_rng());
+        match store.insert_feedback(&view.feedback, &events(&view)).await {
+            Ok(()) => return Ok(view),
+            Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_URL_ID => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(StoreError::Failure("no free urlId after several attempts".into()).into())
+}

@@ -1,0 +1,87 @@
+//! Votes on feedback: `public/feedback-votes.create|delete` (subscriber token) and
+//! `public/feedback-votes.info` (either credential). One vote per subscriber per item.
+
+use sounding_domain::{
+    access::{Caller, SubscriberSession},
+    event::{EventKind, NewEvent},
+    feedback_vote::{FeedbackVote, VoteOutcome, VoteState, ALREADY_VOTED},
+    ports::{Clock, Store},
+    DomainError, FeedbackId, FeedbackVoteId,
+};
+
+use crate::{
+    error::{AppError, AppResult},
+    feedback::{feedback_not_found, readable_feedback, required_feedback_id},
+    wire::{self, VoteJson},
+};
+
+/// Casts the subscriber's vote: the vote and the item's count after it. A second vote is a
+/// conflict and changes nothing.
+pub async fn cast_vote(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+    feedback_id: Option<&str>,
+) -> AppResult<(FeedbackVote, i64)> {
+    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let caller = Caller::Subscriber(session.clone());
+    readable_feedback(store, &caller, id).await?;
+    let now = clock.now();
+    let vote = FeedbackVote {
+        id: FeedbackVoteId::new(),
+        feedback_id: id,
+        subscriber_id: session.subscriber.id,
+        created_at: now,
+    };
+    let event = NewEvent::new(
+        caller.team_id(),
+        EventKind::NewFeedbackVote,
+        now,
+        &[
+            ("feedbackId", id.to_string()),
+            ("voteId", vote.id.to_string()),
+            ("subscriberId", vote.subscriber_id.to_string()),
+        ],
+        wire::to_value(&VoteJson::from(&vote)),
+    );
+    match store.cast_vote(caller.team_id(), &vote, &[event]).await? {
+        Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
+        Some(VoteOutcome::AlreadyVoted) => {
+            Err(AppError::Domain(DomainError::Conflict(ALREADY_VOTED.into())))
+        }
+        None => Err(feedback_not_found()),
+    }
+}
+
+/// Removes the subscriber's vote if there is one; the count after. Idempotent.
+pub async fn retract_vote(
+    store: &dyn Store,
+    session: &SubscriberSession,
+    feedback_id: Option<&str>,
+) -> AppResult<i64> {
+    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let subscriber = &session.subscriber;
+    store
+        .retract_vote(subscriber.team_id, id, subscriber.id)
+        .await?
+        .ok_or_else(feedback_not_found)
+}
+
+/// The item's count and, under a subscriber token, the caller's vote.
+pub async fn vote_info(
+    store: &dyn Store,
+    caller: &Caller,
+    feedback_id: Option<&str>,
+) -> AppResult<(FeedbackId, VoteState)> {
+    let id = required_feedback_id("feedbackId", feedback_id)?;
+    readable_feedback(store, caller, id).await?;
+    let subscriber = match caller {
+        Caller::Subscriber(session) => Some(session.subscriber.id),
+        Caller::Team(_) => None,
+    };
+    let state = store
+        .vote_state(caller.team_id(), id, subscriber)
+        .await?
+        .ok_or_else(feedback_not_found)?;
+    Ok((id, state))
+}

@@ -1,0 +1,228 @@
+//! The JSON shapes of feedback, comments and votes exactly as the API returns them. They live
+//! here, not in the HTTP adapter, because event payloads carry "the resource as the API returns
+//! it" (decisions §6) and the use cases write those events. With the `openapi` feature they
+//! also describe themselves for the OpenAPI document.
+
+use serde::Serialize;
+use serde_json::Value;
+use sounding_domain::{
+    feedback::{BoardRef, FeedbackView},
+    feedback_comment::CommentView,
+    feedback_vote::FeedbackVote,
+    meta::Meta,
+    subscriber::Subscriber,
+    BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId, Timestamp,
+};
+
+/// A subscriber as shown with the things they wrote.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriberSummary {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: SubscriberId,
+    pub name: String,
+    pub email: Option<String>,
+    pub avatar_url: Option<String>,
+}
+
+impl From<&Subscriber> for SubscriberSummary {
+    fn from(s: &Subscriber) -> Self {
+        Self {
+            id: s.id,
+            name: s.name.clone(),
+            email: s.email.as_ref().map(|e| e.as_str().to_owned()),
+            avatar_url: s.avatar_url.clone(),
+        }
+    }
+}
+
+/// The board a feedback item is on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BoardSummary {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: BoardId,
+    pub name: String,
+    pub slug: String,
+}
+
+impl From<&BoardRef> for BoardSummary {
+    fn from(b: &BoardRef) -> Self {
+        Self {
+            id: b.id,
+            name: b.name.clone(),
+            slug: b.slug.clone(),
+        }
+    }
+}
+
+/// A tag on a feedback item (tags arrive with the team administration operations).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TagJson {
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
+    pub id: String,
+    pub name: String,
+    pub color: Option<String>,
+}
+
+/// A feedback item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: FeedbackId,
+    /// Ten characters of `[a-z0-9]`, unique in the team; kept when the title changes.
+    #[cfg_attr(feature = "openapi", schema(example = "k3j9x0a2mq"))]
+    pub url_id: String,
+    /// `/<title-slug>-<urlId>`, regenerated when the title changes.
+    #[cfg_attr(feature = "openapi", schema(example = "/dark-mode-k3j9x0a2mq"))]
+    pub url: String,
+    pub title: String,
+    pub text: String,
+    /// `in_review`, `in_progress`, `planned`, `completed` or `closed`.
+    pub status: &'static str,
+    /// `low`, `medium`, `high` or `urgent`.
+    pub priority: &'static str,
+    /// The custom feedback type (`bug`, `idea`, …), if any.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Absent when the item is on no board.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Uuid))]
+    pub board_id: Option<BoardId>,
+    /// `{id, name, slug}`, or null when the item is on no board.
+    pub board: Option<BoardSummary>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub creator_id: SubscriberId,
+    /// The creator.
+    pub subscriber: Option<SubscriberSummary>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub team_id: TeamId,
+    /// Votes, counted live.
+    pub feedback_votes_count: i64,
+    /// Comments (public and private), counted live.
+    pub feedback_comments_count: i64,
+    pub tags: Vec<TagJson>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub meta: Meta,
+    /// Null while awaiting moderation.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub published_at: Option<Timestamp>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub updated_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub archived_at: Option<Timestamp>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Uuid))]
+    pub last_modified_by_id: Option<SubscriberId>,
+    pub last_modified_by: Option<SubscriberSummary>,
+    /// Only in `public/feedbacks.info` under a subscriber token: whether the caller follows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_subscribed: Option<bool>,
+}
+
+impl From<&FeedbackView> for FeedbackJson {
+    fn from(view: &FeedbackView) -> Self {
+        let f = &view.feedback;
+        Self {
+            id: f.id,
+            url_id: f.url_id.clone(),
+            url: f.url(),
+            title: f.title.clone(),
+            text: f.text.clone(),
+            status: f.status.as_str(),
+            priority: f.priority.as_str(),
+            kind: f.kind.clone(),
+            board_id: f.board_id,
+            board: view.board.as_ref().map(BoardSummary::from),
+            creator_id: f.creator_id,
+            subscriber: view.creator.as_ref().map(SubscriberSummary::from),
+            team_id: f.team_id,
+            feedback_votes_count: view.vote_count,
+            feedback_comments_count: view.comment_count,
+            tags: Vec::new(),
+            meta: f.meta.clone(),
+            published_at: f.published_at,
+            created_at: f.created_at,
+            updated_at: f.updated_at,
+            archived_at: f.archived_at,
+            last_modified_by_id: f.last_modified_by_id,
+            last_modified_by: view.last_modified_by.as_ref().map(SubscriberSummary::from),
+            is_subscribed: None,
+        }
+    }
+}
+
+/// A comment on a feedback item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CommentJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: FeedbackCommentId,
+    pub text: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub feedback_id: FeedbackId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub subscriber_id: SubscriberId,
+    /// The author.
+    pub subscriber: Option<SubscriberSummary>,
+    /// True: visible to team members only.
+    pub is_private: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub updated_at: Timestamp,
+}
+
+impl From<&CommentView> for CommentJson {
+    fn from(view: &CommentView) -> Self {
+        let c = &view.comment;
+        Self {
+            id: c.id,
+            text: c.text.clone(),
+            feedback_id: c.feedback_id,
+            subscriber_id: c.subscriber_id,
+            subscriber: view.author.as_ref().map(SubscriberSummary::from),
+            is_private: c.is_private,
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+        }
+    }
+}
+
+/// A vote on a feedback item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct VoteJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: FeedbackVoteId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub feedback_id: FeedbackId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub subscriber_id: SubscriberId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
+}
+
+impl From<&FeedbackVote> for VoteJson {
+    fn from(v: &FeedbackVote) -> Self {
+        Self {
+            id: v.id,
+            feedback_id: v.feedback_id,
+            subscriber_id: v.subscriber_id,
+            created_at: v.created_at,
+        }
+    }
+}
+
+/// A shape as an event's `data`. These shapes hold only strings, numbers and maps, so
+/// serializing cannot fail; `Null` would only stand for a bug.
+pub fn to_value(shape: &impl Serialize) -> Value {
+    serde_json::to_value(shape).unwrap_or(Value::Null)
+}

@@ -1,0 +1,498 @@
+//! Parameters and replies of the feedback, vote and comment operations. The feedback, comment
+//! and vote objects themselves are `sounding_app::wire`'s (events carry the same shapes).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sounding_app::{
+    feedback::{
+        FeedbackChanges, FeedbackListInput, FeedbackLookup, NewFeedbackInput, PublicFeedbackInput,
+    },
+    feedback_comments::{CommentListInput, PublicCommentInput, TeamCommentInput},
+    wire::{CommentJson, FeedbackJson, VoteJson},
+};
+use sounding_domain::{
+    feedback::FeedbackView, feedback_comment::CommentView, feedback_vote::VoteState,
+    page::Paged, FeedbackId, FeedbackVoteId,
+};
+use utoipa::ToSchema;
+
+use super::common::Pagination;
+use crate::params::lenient;
+
+/// `{data: Feedback}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FeedbackResponse {
+    pub data: FeedbackJson,
+}
+
+impl FeedbackResponse {
+    pub fn new(view: &FeedbackView) -> Self {
+        Self { data: view.into() }
+    }
+}
+
+/// The pagination of `feedbacks.list`: `count` repeats `total` (clients read either).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct FeedbackPagination {
+    /// Items matching the filters, before paging.
+    pub total: i64,
+    /// The same as `total`.
+    pub count: i64,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// `{data: [Feedback], pagination}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FeedbackListResponse {
+    pub data: Vec<FeedbackJson>,
+    pub pagination: FeedbackPagination,
+}
+
+impl From<&Paged<FeedbackView>> for FeedbackListResponse {
+    fn from(page: &Paged<FeedbackView>) -> Self {
+        Self {
+            data: page.items.iter().map(FeedbackJson::from).collect(),
+            pagination: FeedbackPagination {
+                total: page.total,
+                count: page.total,
+                limit: page.page.limit,
+                offset: page.page.offset,
+            },
+        }
+    }
+}
+
+/// `{success: true, feedbackId}`: the item is gone, or is (un)followed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackDoneResponse {
+    pub success: bool,
+    #[schema(value_type = String, format = Uuid)]
+    pub feedback_id: FeedbackId,
+}
+
+impl FeedbackDoneResponse {
+    pub fn new(feedback_id: FeedbackId) -> Self {
+        Self {
+            success: true,
+            feedback_id,
+        }
+    }
+}
+
+/// Team `feedbacks.create`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateFeedbackParams {
+    /// 1..=255 characters after trimming.
+    #[schema(required = true, value_type = String, example = "Dark mode")]
+    pub title: Option<String>,
+    /// Plain text, at most 50,000 characters.
+    pub text: Option<String>,
+    /// Default `in_review`.
+    #[schema(example = "planned")]
+    pub status: Option<String>,
+    /// Default `medium`.
+    #[schema(example = "high")]
+    pub priority: Option<String>,
+    /// A board of the team; none when absent.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub board_id: Option<String>,
+    /// A custom feedback type, at most 50 characters.
+    #[serde(rename = "type")]
+    #[schema(example = "idea")]
+    pub kind: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+    /// The subscriber the item is created for (found or created, source `api`); the key's
+    /// user when absent.
+    #[schema(example = "jane@example.com")]
+    pub creator_email: Option<String>,
+    /// The name of a subscriber created for `creatorEmail`.
+    pub creator_name: Option<String>,
+}
+
+impl From<CreateFeedbackParams> for NewFeedbackInput {
+    fn from(p: CreateFeedbackParams) -> Self {
+        Self {
+            title: p.title,
+            text: p.text,
+            status: p.status,
+            priority: p.priority,
+            board_id: p.board_id,
+            kind: p.kind,
+            meta: p.meta,
+            creator_email: p.creator_email,
+            creator_name: p.creator_name,
+        }
+    }
+}
+
+/// `public/feedbacks.create`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicCreateFeedbackParams {
+    /// 1..=255 characters after trimming.
+    #[schema(required = true, value_type = String, example = "Dark mode")]
+    pub title: Option<String>,
+    pub text: Option<String>,
+    /// A public board of the caller's team that accepts submissions; none when absent.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub board_id: Option<String>,
+    /// A custom feedback type, at most 50 characters.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+}
+
+impl From<PublicCreateFeedbackParams> for PublicFeedbackInput {
+    fn from(p: PublicCreateFeedbackParams) -> Self {
+        Self {
+            title: p.title,
+            text: p.text,
+            board_id: p.board_id,
+            kind: p.kind,
+            meta: p.meta,
+        }
+    }
+}
+
+/// Team `feedbacks.update`: only the fields given change; meta keys merge (null removes one).
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateFeedbackParams {
+    /// The item's id (`feedbackId` is accepted too).
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub feedback_id: Option<String>,
+    pub title: Option<String>,
+    pub text: Option<String>,
+    /// A change announces itself with `feedback_status_change`.
+    pub status: Option<String>,
+    pub priority: Option<String>,
+    /// Moves the item to another board of the team.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub board_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+}
+
+impl From<UpdateFeedbackParams> for FeedbackChanges {
+    fn from(p: UpdateFeedbackParams) -> Self {
+        Self {
+            id: p.id.or(p.feedback_id),
+            title: p.title,
+            text: p.text,
+            status: p.status,
+            priority: p.priority,
+            board_id: p.board_id,
+            kind: p.kind,
+            meta: p.meta,
+        }
+    }
+}
+
+/// `public/feedbacks.update` (creator only): only the fields given change.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicUpdateFeedbackParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub feedback_id: Option<String>,
+    pub title: Option<String>,
+    pub text: Option<String>,
+    /// Moves the item to another public board that accepts submissions.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub board_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+}
+
+impl From<PublicUpdateFeedbackParams> for FeedbackChanges {
+    fn from(p: PublicUpdateFeedbackParams) -> Self {
+        Self {
+            id: p.feedback_id,
+            title: p.title,
+            text: p.text,
+            board_id: p.board_id,
+            kind: p.kind,
+            meta: p.meta,
+            ..Self::default()
+        }
+    }
+}
+
+/// `{id}` of the team's single-item operations (`feedbackId` is accepted too).
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackIdParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub feedback_id: Option<String>,
+}
+
+impl FeedbackIdParams {
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref().or(self.feedback_id.as_deref())
+    }
+}
+
+/// `{feedbackId}` of the public single-item operations.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicFeedbackIdParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub feedback_id: Option<String>,
+}
+
+/// Team `feedbacks.info`: `id` or `urlId`, exactly one.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackInfoParams {
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub id: Option<String>,
+    /// The short id (or a whole url slug ending in it).
+    #[schema(example = "k3j9x0a2mq")]
+    pub url_id: Option<String>,
+}
+
+impl From<FeedbackInfoParams> for FeedbackLookup {
+    fn from(p: FeedbackInfoParams) -> Self {
+        Self {
+            id: p.id,
+            url_id: p.url_id,
+        }
+    }
+}
+
+/// `public/feedbacks.info`: `feedbackId` or `urlId`, exactly one.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicFeedbackInfoParams {
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub feedback_id: Option<String>,
+    #[schema(example = "k3j9x0a2mq")]
+    pub url_id: Option<String>,
+}
+
+impl From<PublicFeedbackInfoParams> for FeedbackLookup {
+    fn from(p: PublicFeedbackInfoParams) -> Self {
+        Self {
+            id: p.feedback_id,
+            url_id: p.url_id,
+        }
+    }
+}
+
+/// `feedbacks.list` (team and public).
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FeedbackListParams {
+    /// `newest` (default: newest first), `top` (most votes first) or `trending` (most votes
+    /// and comments in the last 7 days first).
+    #[schema(example = "top")]
+    pub sort_by: Option<String>,
+    /// One status, a list, or a comma-separated string; every status when absent.
+    #[serde(default, deserialize_with = "lenient::opt_string_list")]
+    #[schema(value_type = Option<Vec<String>>, example = json!(["planned", "in_progress"]))]
+    pub status: Option<Vec<String>>,
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub board_id: Option<String>,
+    /// Case-insensitive substring of the title or text.
+    pub search: Option<String>,
+    /// 1..=100, default 20; larger values are clamped to 100.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub limit: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub offset: Option<i64>,
+    /// Team list only: include archived items.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub archived: Option<bool>,
+}
+
+impl From<FeedbackListParams> for FeedbackListInput {
+    fn from(p: FeedbackListParams) -> Self {
+        Self {
+            sort_by: p.sort_by,
+            statuses: p.status.unwrap_or_default(),
+            board_id: p.board_id,
+            search: p.search,
+            limit: p.limit,
+            offset: p.offset,
+            archived: p.archived,
+        }
+    }
+}
+
+/// `{data: Vote, totalVotes}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VoteCreatedResponse {
+    pub data: VoteJson,
+    /// The item's votes after this one.
+    pub total_votes: i64,
+}
+
+/// `{success: true, totalVotes}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VoteDeletedResponse {
+    pub success: bool,
+    pub total_votes: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VoteInfo {
+    pub count: i64,
+    #[schema(value_type = String, format = Uuid)]
+    pub feedback_id: FeedbackId,
+    /// Whether the calling subscriber voted; always false under an API key.
+    pub has_voted: bool,
+    /// The calling subscriber's vote; null under an API key or without a vote.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub vote_id: Option<FeedbackVoteId>,
+}
+
+/// `{data: {count, feedbackId, hasVoted, voteId}}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VoteInfoResponse {
+    pub data: VoteInfo,
+}
+
+impl VoteInfoResponse {
+    pub fn new(feedback_id: FeedbackId, state: &VoteState) -> Self {
+        Self {
+            data: VoteInfo {
+                count: state.count,
+                feedback_id,
+                has_voted: state.vote.is_some(),
+                vote_id: state.vote.as_ref().map(|v| v.id),
+            },
+        }
+    }
+}
+
+/// `{data: Comment}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CommentResponse {
+    pub data: CommentJson,
+}
+
+/// `{data: [Comment], pagination}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CommentListResponse {
+    pub data: Vec<CommentJson>,
+    pub pagination: Pagination,
+}
+
+impl From<&Paged<CommentView>> for CommentListResponse {
+    fn from(page: &Paged<CommentView>) -> Self {
+        Self {
+            data: page.items.iter().map(CommentJson::from).collect(),
+            pagination: Pagination {
+                total: page.total,
+                limit: page.page.limit,
+                offset: page.page.offset,
+            },
+        }
+    }
+}
+
+/// `public/feedback-comments.create`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PublicCommentParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub feedback_id: Option<String>,
+    /// 1..=10,000 characters after trimming.
+    #[schema(required = true, value_type = String)]
+    pub text: Option<String>,
+    /// Visible to team members only; only team members may post one. Default false.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub is_private: Option<bool>,
+}
+
+impl From<PublicCommentParams> for PublicCommentInput {
+    fn from(p: PublicCommentParams) -> Self {
+        Self {
+            feedback_id: p.feedback_id,
+            text: p.text,
+            is_private: p.is_private,
+        }
+    }
+}
+
+/// Team `feedback-comments.create`, on behalf of a subscriber.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamCommentParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub feedback_id: Option<String>,
+    #[schema(required = true, value_type = String)]
+    pub text: Option<String>,
+    /// The author; or give `email` instead; the key's user when neither is given.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub subscriber_id: Option<String>,
+    /// The author's e-mail (a subscriber is created for it when new, source `api`).
+    pub email: Option<String>,
+    /// The name of a subscriber created for `email`.
+    pub name: Option<String>,
+    /// `public` (default) or `private`.
+    #[serde(rename = "type")]
+    #[schema(example = "private")]
+    pub kind: Option<String>,
+    /// The same as `type: private` when `type` is absent.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub is_private: Option<bool>,
+}
+
+impl From<TeamCommentParams> for TeamCommentInput {
+    fn from(p: TeamCommentParams) -> Self {
+        Self {
+            feedback_id: p.feedback_id,
+            text: p.text,
+            subscriber_id: p.subscriber_id,
+            email: p.email,
+            name: p.name,
+            kind: p.kind,
+            is_private: p.is_private,
+        }
+    }
+}
+
+/// `public/feedback-comments.list`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentListParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub feedback_id: Option<String>,
+    /// 1..=100, default 20.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub limit: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub offset: Option<i64>,
+    /// `createdAt` (default) or `updatedAt`.
+    pub sort: Option<String>,
+    /// `ASC` (default, oldest first) or `DESC`.
+    pub direction: Option<String>,
+}
+
+impl From<CommentListParams> for CommentListInput {
+    fn from(p: CommentListParams) -> Self {
+        Self {
+            feedback_id: p.feedback_id,
+            sort: p.sort,
+            direction: p.direction,
+            limit: p.limit,
+            offset: p.offset,
+        }
+    }
+}

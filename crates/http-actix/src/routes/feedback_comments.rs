@@ -1,0 +1,109 @@
+//! Comments on feedback: `public/feedback-comments.create` (subscriber token),
+//! `feedback-comments.create` (team API key) and `public/feedback-comments.list` (either).
+
+use actix_web::{web, HttpResponse};
+use sounding_app::{feedback_comments, wire::CommentJson};
+
+use crate::{
+    auth::{AnyCaller, SubscriberCaller, TeamCaller},
+    dto::{
+        common::ErrorBody,
+        feedback::{
+            CommentListParams, CommentListResponse, CommentResponse, PublicCommentParams,
+            TeamCommentParams,
+        },
+    },
+    error::ApiError,
+    params::Params,
+    state::ApiState,
+};
+
+/// Comments on an item on behalf of a subscriber (by `subscriberId` or `email`), publicly or
+/// privately. The author follows the item. Emits `feedback-comments.create`.
+#[utoipa::path(
+    post,
+    path = "/v1/feedback-comments.create",
+    operation_id = "feedback-comments.create",
+    tag = "feedback-comments",
+    request_body = TeamCommentParams,
+    responses(
+        (status = 200, description = "The comment.", body = CommentResponse),
+        (status = 400, description = "`text is required`, `text must be at most 10000 characters`, `type must be one of public, private`, `give subscriberId or email, not both`.", body = ErrorBody),
+        (status = 403, description = "`This API key is read-only`.", body = ErrorBody),
+        (status = 404, description = "`Feedback not found`, `Subscriber not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn create(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<TeamCommentParams>,
+) -> Result<HttpResponse, ApiError> {
+    let view = feedback_comments::create_team_comment(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.into(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(CommentResponse {
+        data: CommentJson::from(&view),
+    }))
+}
+
+/// Comments on a published item as the calling subscriber. The commenter follows the item.
+/// Emits `feedback-comments.create`.
+#[utoipa::path(
+    post,
+    path = "/v1/public/feedback-comments.create",
+    operation_id = "public/feedback-comments.create",
+    tag = "feedback-comments",
+    request_body = PublicCommentParams,
+    responses(
+        (status = 200, description = "The comment.", body = CommentResponse),
+        (status = 400, description = "`feedbackId is required`, `text is required`, `text must be at most 10000 characters`.", body = ErrorBody),
+        (status = 403, description = "`Only team members can post private comments`.", body = ErrorBody),
+        (status = 404, description = "`Feedback not found`.", body = ErrorBody),
+    ),
+    security(("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn public_create(
+    state: web::Data<ApiState>,
+    caller: SubscriberCaller,
+    Params(params): Params<PublicCommentParams>,
+) -> Result<HttpResponse, ApiError> {
+    let view = feedback_comments::create_public_comment(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.into(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(CommentResponse {
+        data: CommentJson::from(&view),
+    }))
+}
+
+/// An item's comments, oldest first by default. Private comments are listed for team members
+/// only (an API key, or a subscriber with a team user's e-mail).
+#[utoipa::path(
+    post,
+    path = "/v1/public/feedback-comments.list",
+    operation_id = "public/feedback-comments.list",
+    tag = "feedback-comments",
+    request_body = CommentListParams,
+    responses(
+        (status = 200, description = "One page of comments.", body = CommentListResponse),
+        (status = 400, description = "`feedbackId is required`, `sort must be one of createdAt, updatedAt`, `direction must be one of ASC, DESC`, `limit must be between 1 and 100`.", body = ErrorBody),
+        (status = 404, description = "`Feedback not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn public_list(
+    state: web::Data<ApiState>,
+    caller: AnyCaller,
+    Params(params): Params<CommentListParams>,
+) -> Result<HttpResponse, ApiError> {
+    let page = feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;
+    Ok(HttpResponse::Ok().json(CommentListResponse::from(&page)))
+}

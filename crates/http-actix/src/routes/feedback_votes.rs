@@ -1,0 +1,101 @@
+//! Votes on feedback: `public/feedback-votes.create|delete` (subscriber token) and
+//! `public/feedback-votes.info` (either credential).
+
+use actix_web::{web, HttpResponse};
+use sounding_app::{feedback_votes, wire::VoteJson};
+
+use crate::{
+    auth::{AnyCaller, SubscriberCaller},
+    dto::{
+        common::ErrorBody,
+        feedback::{
+            PublicFeedbackIdParams, VoteCreatedResponse, VoteDeletedResponse, VoteInfoResponse,
+        },
+    },
+    error::ApiError,
+    params::Params,
+    state::ApiState,
+};
+
+/// Votes for an item as the calling subscriber; one vote per subscriber per item. Emits
+/// `new_feedback_vote`.
+#[utoipa::path(
+    post,
+    path = "/v1/public/feedback-votes.create",
+    operation_id = "public/feedback-votes.create",
+    tag = "feedback-votes",
+    request_body = PublicFeedbackIdParams,
+    responses(
+        (status = 200, description = "The vote and the item's count after it.", body = VoteCreatedResponse),
+        (status = 404, description = "`Feedback not found`.", body = ErrorBody),
+        (status = 409, description = "`You have already voted on this feedback; delete the vote first`; nothing changes.", body = ErrorBody),
+    ),
+    security(("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn create(
+    state: web::Data<ApiState>,
+    caller: SubscriberCaller,
+    Params(params): Params<PublicFeedbackIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    let (vote, total_votes) = feedback_votes::cast_vote(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.feedback_id.as_deref(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(VoteCreatedResponse {
+        data: VoteJson::from(&vote),
+        total_votes,
+    }))
+}
+
+/// Removes the calling subscriber's vote, if any. Idempotent.
+#[utoipa::path(
+    post,
+    path = "/v1/public/feedback-votes.delete",
+    operation_id = "public/feedback-votes.delete",
+    tag = "feedback-votes",
+    request_body = PublicFeedbackIdParams,
+    responses(
+        (status = 200, description = "No vote of the caller remains; the item's count.", body = VoteDeletedResponse),
+        (status = 404, description = "`Feedback not found`.", body = ErrorBody),
+    ),
+    security(("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn delete(
+    state: web::Data<ApiState>,
+    caller: SubscriberCaller,
+    Params(params): Params<PublicFeedbackIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    let total_votes =
+        feedback_votes::retract_vote(&*state.store, &caller.0, params.feedback_id.as_deref())
+            .await?;
+    Ok(HttpResponse::Ok().json(VoteDeletedResponse {
+        success: true,
+        total_votes,
+    }))
+}
+
+/// The item's vote count; under a subscriber token also whether the caller voted.
+#[utoipa::path(
+    post,
+    path = "/v1/public/feedback-votes.info",
+    operation_id = "public/feedback-votes.info",
+    tag = "feedback-votes",
+    request_body = PublicFeedbackIdParams,
+    responses(
+        (status = 200, description = "The count and the caller's vote.", body = VoteInfoResponse),
+        (status = 404, description = "`Feedback not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn info(
+    state: web::Data<ApiState>,
+    caller: AnyCaller,
+    Params(params): Params<PublicFeedbackIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, vote_state) =
+        feedback_votes::vote_info(&*state.store, &caller.0, params.feedback_id.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(VoteInfoResponse::new(id, &vote_state)))
+}

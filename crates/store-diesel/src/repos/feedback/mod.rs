@@ -1,0 +1,491 @@
+//! Feedback items with their votes, comments and follows. Every write is one `write_tx` that
+//! also appends the events it causes; the vote and comment counts on the item change in the
+//! transaction that adds or removes the row they count.
+//!
+//! Writes that depend on the item existing first read it with a row lock on PostgreSQL
+//! (`lock_item`), so a concurrent delete of the item waits for them (or they for it) instead
+//! of a foreign key failing half-way; on SQLite `BEGIN IMMEDIATE` already serializes writers.
+
+mod list;
+mod rows;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    event::NewEvent,
+    feedback::{Feedback, FeedbackQuery, FeedbackView},
+    feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
+    feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
+    ids::{FeedbackId, SubscriberId, TeamId},
+    page::Paged,
+    ports::{FeedbackStore, StoreResult},
+    timestamp::Timestamp,
+};
+use time::OffsetDateTime;
+
+use self::rows::{
+    follow, subscribers_by_id, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow,
+    VoteRow,
+};
+use super::{outbox::insert_events, parse_id, to_db_time};
+use crate::{
+    connection::{per_backend, DbConnection},
+    error::DbResult,
+    schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+/// How `lock_item` holds the item's row on PostgreSQL until the transaction ends.
+#[derive(Debug, Clone, Copy)]
+enum Lock {
+    /// Keeps the row from being deleted (what a foreign key check takes): for rows that
+    /// reference the item without changing it.
+    KeyShare,
+    /// Also serializes the writers of the row's counts.
+    Update,
+    /// Exclusive: the item is about to be deleted.
+    Delete,
+}
+
+/// The item's current vote count if it exists in the team, its row locked as asked on
+/// PostgreSQL.
+fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<Option<i64>> {
+    // Built per arm: the locking clauses are PostgreSQL's.
+    macro_rules! item {
+        () => {
+            feedback::table
+                .filter(feedback::id.eq(id))
+                .filter(feedback::team_id.eq(team))
+                .select(feedback::vote_count)
+        };
+    }
+    let found = match conn {
+        DbConnection::Postgresql(inner) => match lock {
+            Lock::KeyShare => item!().for_key_share().first::<i64>(inner),
+            Lock::Update => item!().for_no_key_update().first::<i64>(inner),
+            Lock::Delete => item!().for_update().first::<i64>(inner),
+        },
+        DbConnection::Sqlite(inner) => item!().first::<i64>(inner),
+    }
+    .optional()?;
+    Ok(found)
+}
+
+/// Adds `delta` to the item's vote count; the count after.
+fn add_votes(conn: &mut DbConnection, id: &str, delta: i64) -> DbResult<i64> {
+    Ok(diesel::update(feedback::table.find(id))
+        .set(feedback::vote_count.eq(feedback::vote_count + delta))
+        .returning(feedback::vote_count)
+        .get_result(conn)?)
+}
+
+/// How an item is looked up.
+enum Key {
+    Id(String),
+    UrlId(String),
+}
+
+/// The item in the team, as a view.
+fn read_view(conn: &mut DbConnection, team: &str, key: Key) -> DbResult<Option<FeedbackView>> {
+    let in_team = feedback::table
+        .filter(feedback::team_id.eq(team))
+        .select(FeedbackRow::as_select());
+    let row = match key {
+        Key::Id(id) => in_team.filter(feedback::id.eq(id)).first(conn),
+        Key::UrlId(url_id) => in_team.filter(feedback::url_id.eq(url_id)).first(conn),
+    }
+    .optional()?;
+    Ok(match row {
+        Some(row) => views(conn, team, vec![row])?.pop(),
+        None => None,
+    })
+}
+
+#[async_trait]
+impl FeedbackStore for DieselStore {
+    async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()> {
+        let events = events.to_vec();
+        let row = FeedbackRow::new_item(feedback);
+        self.run(move |conn| {
+            let row = row?;
+            write_tx(conn, |conn| {
+                // A taken url id violates `feedback_team_id_url_id_key`, reported as
+                // `feedback_url_id`; the rollback leaves nothing behind.
+                diesel::insert_into(feedback::table)
+                    .values(&row)
+                    .execute(conn)?;
+                follow(
+                    conn,
+                    &FollowRow {
+                        feedback_id: &row.id,
+                        subscriber_id: &row.creator_id,
+                        team_id: &row.team_id,
+                        created_at: row.created_at,
+                    },
+                )?;
+                insert_events(conn, &events)
+            })
+        })
+        .await
+    }
+
+    async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                read_view(conn, &team, Key::Id(id))
+            })
+        })
+        .await
+    }
+
+    async fn feedback_by_url_id(
+        &self,
+        team: TeamId,
+        url_id: &str,
+    ) -> StoreResult<Option<FeedbackView>> {
+        let (team, url_id) = (team.to_string(), url_id.to_owned());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                read_view(conn, &team, Key::UrlId(url_id))
+            })
+        })
+        .await
+    }
+
+    async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool> {
+        let events = events.to_vec();
+        let (id, team) = (feedback.id.to_string(), feedback.team_id.to_string());
+        let changes = FeedbackChanges::of(feedback);
+        self.run(move |conn| {
+            let changes = changes?;
+            write_tx(conn, |conn| {
+                let updated = diesel::update(
+                    feedback::table
+                        .filter(feedback::id.eq(&id))
+                        .filter(feedback::team_id.eq(&team)),
+                )
+                .set(&changes)
+                .execute(conn)?;
+                if updated == 0 {
+                    return Ok(false);
+                }
+                insert_events(conn, &events)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn delete_feedback(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+        events: &[NewEvent],
+    ) -> StoreResult<bool> {
+        let events = events.to_vec();
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if lock_item(conn, &team, &id, Lock::Delete)?.is_none() {
+                    return Ok(false);
+                }
+                // Explicit rather than by cascade, so the statement says what goes.
+                diesel::delete(feedback_follows::table.filter(feedback_follows::feedback_id.eq(&id)))
+                    .execute(conn)?;
+                diesel::delete(
+                    feedback_comments::table.filter(feedback_comments::feedback_id.eq(&id)),
+                )
+                .execute(conn)?;
+                diesel::delete(feedback_votes::table.filter(feedback_votes::feedback_id.eq(&id)))
+                    .execute(conn)?;
+                diesel::delete(feedback::table.find(&id)).execute(conn)?;
+                insert_events(conn, &events)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn list_feedback(
+        &self,
+        team: TeamId,
+        query: &FeedbackQuery,
+    ) -> StoreResult<Paged<FeedbackView>> {
+        let (team, query) = (team.to_string(), query.clone());
+        self.run(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+            .await
+    }
+
+    async fn cast_vote(
+        &self,
+        team: TeamId,
+        vote: &FeedbackVote,
+        events: &[NewEvent],
+    ) -> StoreResult<Option<VoteOutcome>> {
+        let events = events.to_vec();
+        let vote = vote.clone();
+        let row = VoteRow::new(&team.to_string(), &vote);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
+                // item cannot go away before the vote is in.
+                if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
+                    return Ok(None);
+                }
+                // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
+                // index and inserts nothing, without failing the transaction.
+                let inserted = per_backend!(conn, |inner| diesel::insert_into(
+                    feedback_votes::table
+                )
+                .values(&row)
+                .on_conflict((feedback_votes::feedback_id, feedback_votes::subscriber_id))
+                .do_nothing()
+                .execute(inner))?;
+                if inserted == 0 {
+                    return Ok(Some(VoteOutcome::AlreadyVoted));
+                }
+                let total_votes = add_votes(conn, &row.feedback_id, 1)?;
+                insert_events(conn, &events)?;
+                Ok(Some(VoteOutcome::Cast { vote, total_votes }))
+            })
+        })
+        .await
+    }
+
+    async fn retract_vote(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<Option<i64>> {
+        let (team, id, subscriber) = (
+            team.to_string(),
+            feedback.to_string(),
+            subscriber.to_string(),
+        );
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let Some(count) = lock_item(conn, &team, &id, Lock::Update)? else {
+                    return Ok(None);
+                };
+                let deleted = diesel::delete(
+                    feedback_votes::table
+                        .filter(feedback_votes::feedback_id.eq(&id))
+                        .filter(feedback_votes::subscriber_id.eq(&subscriber)),
+                )
+                .execute(conn)?;
+                if deleted == 0 {
+                    return Ok(Some(count));
+                }
+                Ok(Some(add_votes(conn, &id, -1)?))
+            })
+        })
+        .await
+    }
+
+    async fn vote_state(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: Option<SubscriberId>,
+    ) -> StoreResult<Option<VoteState>> {
+        let (team, id) = (team.to_string(), feedback.to_string());
+        let subscriber = subscriber.map(|s| s.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                let Some(count) = feedback::table
+                    .filter(feedback::id.eq(&id))
+                    .filter(feedback::team_id.eq(&team))
+                    .select(feedback::vote_count)
+                    .first::<i64>(conn)
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let vote = match subscriber {
+                    Some(subscriber) => feedback_votes::table
+                        .filter(feedback_votes::feedback_id.eq(&id))
+                        .filter(feedback_votes::subscriber_id.eq(subscriber))
+                        .select(VoteRow::as_select())
+                        .first(conn)
+                        .optional()?
+                        .map(VoteRow::into_domain)
+                        .transpose()?,
+                    None => None,
+                };
+                Ok(Some(VoteState { count, vote }))
+            })
+        })
+        .await
+    }
+
+    async fn insert_comment(
+        &self,
+        comment: &FeedbackComment,
+        events: &[NewEvent],
+    ) -> StoreResult<bool> {
+        let events = events.to_vec();
+        let row = CommentRow::from_domain(comment);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
+                    return Ok(false);
+                }
+                diesel::insert_into(feedback_comments::table)
+                    .values(&row)
+                    .execute(conn)?;
+                diesel::update(feedback::table.find(&row.feedback_id))
+                    .set(feedback::comment_count.eq(feedback::comment_count + 1))
+                    .execute(conn)?;
+                follow(
+                    conn,
+                    &FollowRow {
+                        feedback_id: &row.feedback_id,
+                        subscriber_id: &row.subscriber_id,
+                        team_id: &row.team_id,
+                        created_at: row.created_at,
+                    },
+                )?;
+                insert_events(conn, &events)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn comments(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        query: &CommentQuery,
+    ) -> StoreResult<Paged<CommentView>> {
+        let (team, id, query) = (team.to_string(), feedback.to_string(), *query);
+        self.run(move |conn| {
+            read(conn, |conn| {
+                // A missing item has no comments (they go with it), so no separate check.
+                let visible = || {
+                    let mut q = feedback_comments::table
+                        .filter(feedback_comments::feedback_id.eq(id.clone()))
+                        .filter(feedback_comments::team_id.eq(team.clone()))
+                        .into_boxed();
+                    if !query.include_private {
+                        q = q.filter(feedback_comments::is_private.eq(false));
+                    }
+                    q
+                };
+                let total: i64 = visible().count().get_result(conn)?;
+                let rows: Vec<CommentRow> = if total > query.page.offset {
+                    use feedback_comments::{created_at, id as comment_id, updated_at};
+                    let q = visible().select(CommentRow::as_select());
+                    let q = match (query.sort, query.direction) {
+                        (CommentSort::CreatedAt, Direction::Asc) => {
+                            q.order_by((created_at.asc(), comment_id.asc()))
+                        }
+                        (CommentSort::CreatedAt, Direction::Desc) => {
+                            q.order_by((created_at.desc(), comment_id.desc()))
+                        }
+                        (CommentSort::UpdatedAt, Direction::Asc) => {
+                            q.order_by((updated_at.asc(), comment_id.asc()))
+                        }
+                        (CommentSort::UpdatedAt, Direction::Desc) => {
+                            q.order_by((updated_at.desc(), comment_id.desc()))
+                        }
+                    };
+                    q.limit(query.page.limit)
+                        .offset(query.page.offset)
+                        .load(conn)?
+                } else {
+                    Vec::new()
+                };
+                let authors =
+                    subscribers_by_id(conn, &team, rows.iter().map(|r| r.subscriber_id.as_str()))?;
+                let items = rows
+                    .into_iter()
+                    .map(|row| {
+                        let author = authors.get(&row.subscriber_id).cloned();
+                        Ok(CommentView {
+                            comment: row.into_domain()?,
+                            author,
+                        })
+                    })
+                    .collect::<DbResult<Vec<_>>>()?;
+                Ok(Paged {
+                    items,
+                    total,
+                    page: query.page,
+                })
+            })
+        })
+        .await
+    }
+
+    async fn set_following(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+        follow_it: bool,
+    ) -> StoreResult<bool> {
+        let (team, id, subscriber) = (
+            team.to_string(),
+            feedback.to_string(),
+            subscriber.to_string(),
+        );
+        // The port passes no clock; when the follow started is the store's own bookkeeping.
+        let now = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if lock_item(conn, &team, &id, Lock::KeyShare)?.is_none() {
+                    return Ok(false);
+                }
+                if follow_it {
+                    follow(
+                        conn,
+                        &FollowRow {
+                            feedback_id: &id,
+                            subscriber_id: &subscriber,
+                            team_id: &team,
+                            created_at: now,
+                        },
+                    )?;
+                } else {
+                    diesel::delete(
+                        feedback_follows::table
+                            .filter(feedback_follows::feedback_id.eq(&id))
+                            .filter(feedback_follows::subscriber_id.eq(&subscriber)),
+                    )
+                    .execute(conn)?;
+                }
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn followers(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+    ) -> StoreResult<Vec<SubscriberId>> {
+        let (team, id) = (team.to_string(), feedback.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                feedback_follows::table
+                    .filter(feedback_follows::feedback_id.eq(id))
+                    .filter(feedback_follows::team_id.eq(team))
+                    .order((
+                        feedback_follows::created_at.asc(),
+                        feedback_follows::subscriber_id.asc(),
+                    ))
+                    .select(feedback_follows::subscriber_id)
+                    .load::<String>(conn)?
+                    .iter()
+                    .map(|raw| parse_id("feedback_follows.subscriber_id", raw))
+                    .collect()
+            })
+        })
+        .await
+    }
+}

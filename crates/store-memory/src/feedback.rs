@@ -1,0 +1,405 @@
+//! `FeedbackStore` in memory: each item is kept with its votes, comments and follows, so
+//! removing the item removes them too and its counts are the lengths of its lists.
+
+use std::cmp::Ordering;
+
+use async_trait::async_trait;
+use sounding_domain::{
+    event::NewEvent,
+    feedback::{
+        self, BoardRef, Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackView,
+    },
+    feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
+    feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
+    ids::{FeedbackId, SubscriberId, TeamId},
+    page::{PageRequest, Paged},
+    ports::{conflicts, FeedbackStore, StoreError, StoreResult},
+    subscriber::Subscriber,
+    timestamp::Timestamp,
+};
+use time::OffsetDateTime;
+
+use crate::{MemoryStore, State};
+
+/// A stored feedback item and what hangs off it.
+pub(crate) struct FeedbackRow {
+    pub(crate) feedback: Feedback,
+    /// In the order they were cast.
+    votes: Vec<FeedbackVote>,
+    /// In the order they were written.
+    comments: Vec<FeedbackComment>,
+    /// In the order they were made.
+    follows: Vec<Follow>,
+}
+
+struct Follow {
+    subscriber: SubscriberId,
+    since: Timestamp,
+}
+
+impl FeedbackRow {
+    fn new(feedback: Feedback) -> Self {
+        Self {
+            follows: vec![Follow {
+                subscriber: feedback.creator_id,
+                since: feedback.created_at,
+            }],
+            feedback,
+            votes: Vec::new(),
+            comments: Vec::new(),
+        }
+    }
+
+    fn vote_count(&self) -> i64 {
+        count(self.votes.len())
+    }
+
+    /// Starts following (a no-op, keeping the first time, when already following).
+    fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
+        if !self.follows.iter().any(|f| f.subscriber == subscriber) {
+            self.follows.push(Follow { subscriber, since });
+        }
+    }
+
+    /// Votes and comments made since `since`: the trending score.
+    fn activity_since(&self, since: Timestamp) -> usize {
+        self.votes.iter().filter(|v| v.created_at >= since).count()
+            + self
+                .comments
+                .iter()
+                .filter(|c| c.created_at >= since)
+                .count()
+    }
+}
+
+/// A count as the ports report it.
+pub(crate) fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn page_of<T>(all: Vec<T>, page: PageRequest) -> Paged<T> {
+    let total = count(all.len());
+    let offset = usize::try_from(page.offset.max(0)).unwrap_or(usize::MAX);
+    let limit = usize::try_from(page.limit.max(0)).unwrap_or(usize::MAX);
+    Paged {
+        items: all.into_iter().skip(offset).take(limit).collect(),
+        total,
+        page,
+    }
+}
+
+/// Newest first: creation time, then id, both descending.
+fn newest_first(a: &Feedback, b: &Feedback) -> Ordering {
+    b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id))
+}
+
+impl State {
+    fn row(&self, team: TeamId, id: FeedbackId) -> Option<&FeedbackRow> {
+        self.feedback
+            .get(&id)
+            .filter(|r| r.feedback.team_id == team)
+    }
+
+    fn row_mut(&mut self, team: TeamId, id: FeedbackId) -> Option<&mut FeedbackRow> {
+        self.feedback
+            .get_mut(&id)
+            .filter(|r| r.feedback.team_id == team)
+    }
+
+    fn team_subscriber(&self, team: TeamId, id: SubscriberId) -> Option<Subscriber> {
+        self.subscribers
+            .get(&id)
+            .filter(|s| s.team_id == team)
+            .cloned()
+    }
+
+    fn feedback_view(&self, row: &FeedbackRow) -> FeedbackView {
+        let f = &row.feedback;
+        let board = f
+            .board_id
+            .and_then(|id| self.boards.get(&id))
+            .filter(|b| b.team_id == f.team_id)
+            .map(|b| BoardRef {
+                id: b.id,
+                name: b.name.clone(),
+                slug: b.slug.clone(),
+                is_public: b.meta.is_public,
+            });
+        FeedbackView {
+            feedback: f.clone(),
+            board,
+            creator: self.team_subscriber(f.team_id, f.creator_id),
+            last_modified_by: f
+                .last_modified_by_id
+                .and_then(|id| self.team_subscriber(f.team_id, id)),
+            vote_count: row.vote_count(),
+            comment_count: count(row.comments.len()),
+        }
+    }
+
+    fn url_id_taken(&self, team: TeamId, url_id: &str, except: FeedbackId) -> bool {
+        self.feedback.values().any(|r| {
+            r.feedback.team_id == team && r.feedback.url_id == url_id && r.feedback.id != except
+        })
+    }
+
+    /// Whether the query selects the item.
+    fn selects(&self, row: &FeedbackRow, query: &FeedbackQuery) -> bool {
+        let f = &row.feedback;
+        let in_scope = match query.scope {
+            FeedbackScope::Public => {
+                f.published_at.is_some()
+                    && f.archived_at.is_none()
+                    && f.board_id.is_none_or(|id| {
+                        self.boards
+                            .get(&id)
+                            .is_some_and(|b| b.team_id == f.team_id && b.meta.is_public)
+                    })
+            }
+            FeedbackScope::Team { include_archived } => include_archived || f.archived_at.is_none(),
+        };
+        in_scope
+            && (query.statuses.is_empty() || query.statuses.contains(&f.status))
+            && query.board_id.is_none_or(|id| f.board_id == Some(id))
+            && query
+                .search
+                .as_deref()
+                .is_none_or(|term| feedback::search_text(&f.title, &f.text).contains(term))
+    }
+}
+
+#[async_trait]
+impl FeedbackStore for MemoryStore {
+    async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()> {
+        let mut s = self.state();
+        if s.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
+            return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
+        }
+        s.feedback
+            .insert(feedback.id, FeedbackRow::new(feedback.clone()));
+        s.append(events);
+        Ok(())
+    }
+
+    async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
+        let s = self.state();
+        Ok(s.row(team, id).map(|row| s.feedback_view(row)))
+    }
+
+    async fn feedback_by_url_id(
+        &self,
+        team: TeamId,
+        url_id: &str,
+    ) -> StoreResult<Option<FeedbackView>> {
+        let s = self.state();
+        Ok(s.feedback
+            .values()
+            .find(|r| r.feedback.team_id == team && r.feedback.url_id == url_id)
+            .map(|row| s.feedback_view(row)))
+    }
+
+    async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool> {
+        let mut s = self.state();
+        if s.row(feedback.team_id, feedback.id).is_none() {
+            return Ok(false);
+        }
+        if s.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
+            return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
+        }
+        if let Some(row) = s.row_mut(feedback.team_id, feedback.id) {
+            row.feedback = feedback.clone();
+        }
+        s.append(events);
+        Ok(true)
+    }
+
+    async fn delete_feedback(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+        events: &[NewEvent],
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        if s.row(team, id).is_none() {
+            return Ok(false);
+        }
+        s.feedback.remove(&id);
+        s.append(events);
+        Ok(true)
+    }
+
+    async fn list_feedback(
+        &self,
+        team: TeamId,
+        query: &FeedbackQuery,
+    ) -> StoreResult<Paged<FeedbackView>> {
+        let s = self.state();
+        let mut rows: Vec<&FeedbackRow> = s
+            .feedback
+            .values()
+            .filter(|r| r.feedback.team_id == team && s.selects(r, query))
+            .collect();
+        match query.sort {
+            FeedbackSort::Newest => rows.sort_by(|a, b| newest_first(&a.feedback, &b.feedback)),
+            FeedbackSort::Top => rows.sort_by(|a, b| {
+                b.vote_count()
+                    .cmp(&a.vote_count())
+                    .then_with(|| newest_first(&a.feedback, &b.feedback))
+            }),
+            FeedbackSort::Trending => {
+                let since = query.trending_since;
+                rows.sort_by_cached_key(|r| {
+                    (
+                        std::cmp::Reverse(r.activity_since(since)),
+                        std::cmp::Reverse(r.feedback.created_at),
+                        std::cmp::Reverse(r.feedback.id),
+                    )
+                })
+            }
+        }
+        let views = rows.into_iter().map(|r| s.feedback_view(r)).collect();
+        Ok(page_of(views, query.page))
+    }
+
+    async fn cast_vote(
+        &self,
+        team: TeamId,
+        vote: &FeedbackVote,
+        events: &[NewEvent],
+    ) -> StoreResult<Option<VoteOutcome>> {
+        let mut s = self.state();
+        let Some(row) = s.row_mut(team, vote.feedback_id) else {
+            return Ok(None);
+        };
+        if row
+            .votes
+            .iter()
+            .any(|v| v.subscriber_id == vote.subscriber_id)
+        {
+            return Ok(Some(VoteOutcome::AlreadyVoted));
+        }
+        row.votes.push(vote.clone());
+        let total_votes = row.vote_count();
+        s.append(events);
+        Ok(Some(VoteOutcome::Cast {
+            vote: vote.clone(),
+            total_votes,
+        }))
+    }
+
+    async fn retract_vote(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<Option<i64>> {
+        let mut s = self.state();
+        Ok(s.row_mut(team, feedback).map(|row| {
+            row.votes.retain(|v| v.subscriber_id != subscriber);
+            row.vote_count()
+        }))
+    }
+
+    async fn vote_state(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: Option<SubscriberId>,
+    ) -> StoreResult<Option<VoteState>> {
+        let s = self.state();
+        Ok(s.row(team, feedback).map(|row| VoteState {
+            count: row.vote_count(),
+            vote: subscriber
+                .and_then(|id| row.votes.iter().find(|v| v.subscriber_id == id).cloned()),
+        }))
+    }
+
+    async fn insert_comment(
+        &self,
+        comment: &FeedbackComment,
+        events: &[NewEvent],
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        let Some(row) = s.row_mut(comment.team_id, comment.feedback_id) else {
+            return Ok(false);
+        };
+        row.comments.push(comment.clone());
+        row.follow(comment.subscriber_id, comment.created_at);
+        s.append(events);
+        Ok(true)
+    }
+
+    async fn comments(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        query: &CommentQuery,
+    ) -> StoreResult<Paged<CommentView>> {
+        let s = self.state();
+        let mut comments: Vec<&FeedbackComment> = s
+            .row(team, feedback)
+            .map(|row| {
+                row.comments
+                    .iter()
+                    .filter(|c| query.include_private || !c.is_private)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let key = |c: &FeedbackComment| match query.sort {
+            CommentSort::CreatedAt => c.created_at,
+            CommentSort::UpdatedAt => c.updated_at,
+        };
+        comments.sort_by(|a, b| {
+            let ascending = key(a).cmp(&key(b)).then(a.id.cmp(&b.id));
+            match query.direction {
+                Direction::Asc => ascending,
+                Direction::Desc => ascending.reverse(),
+            }
+        });
+        let views = comments
+            .into_iter()
+            .map(|c| CommentView {
+                comment: c.clone(),
+                author: s.team_subscriber(team, c.subscriber_id),
+            })
+            .collect();
+        Ok(page_of(views, query.page))
+    }
+
+    async fn set_following(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+        follow: bool,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        let Some(row) = s.row_mut(team, feedback) else {
+            return Ok(false);
+        };
+        if follow {
+            // The port takes no time: a follow asked for starts now, as in the database.
+            row.follow(
+                subscriber,
+                Timestamp::from_offset(OffsetDateTime::now_utc()),
+            );
+        } else {
+            row.follows.retain(|f| f.subscriber != subscriber);
+        }
+        Ok(true)
+    }
+
+    async fn followers(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+    ) -> StoreResult<Vec<SubscriberId>> {
+        let s = self.state();
+        let Some(row) = s.row(team, feedback) else {
+            return Ok(Vec::new());
+        };
+        let mut follows: Vec<&Follow> = row.follows.iter().collect();
+        follows.sort_by(|a, b| a.since.cmp(&b.since).then(a.subscriber.cmp(&b.subscriber)));
+        Ok(follows.into_iter().map(|f| f.subscriber).collect())
+    }
+}
