@@ -91,7 +91,9 @@ impl Reply {
 
 /// Asserts an RFC 3339 UTC timestamp with milliseconds: `2026-11-22T10:04:05.123Z`.
 pub fn assert_timestamp(value: &Value) {
-    let text = value.as_str().unwrap_or_else(|| panic!("not a timestamp: {value}"));
+    let text = value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a timestamp: {value}"));
     assert!(
         text.len() == 24 && text.ends_with('Z') && text.as_bytes()[19] == b'.',
         "not an RFC 3339 timestamp with milliseconds: {text}"

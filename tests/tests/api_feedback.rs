@@ -15,40 +15,17 @@ engine_tests!(
     invalid_input_is_400_and_creates_nothing,
     public_create_respects_the_boards_settings,
     moderation_hides_feedback_until_published,
-    another_teams_feedback_is_invisible,
     only_the_creator_updates_or_deletes_public_feedback,
     archive_hides_and_restore_brings_back,
-    the_creator_follows_and_subscribe_toggles,
-    list_filters_and_pages,
-    the_public_list_shows_only_published_public_feedback,
-    board_counts_feedback_and_refuses_to_delete_while_not_empty,
 );
 
 /// Every field of a feedback item on no board (`boardId` is absent then).
-const FIELDS: [&str; 22] = [
-    "id",
-    "urlId",
-    "url",
-    "title",
-    "text",
-    "status",
-    "priority",
-    "type",
-    "board",
-    "creatorId",
-    "subscriber",
-    "teamId",
-    "feedbackVotesCount",
-    "feedbackCommentsCount",
-    "tags",
-    "meta",
-    "publishedAt",
-    "createdAt",
-    "updatedAt",
-    "archivedAt",
-    "lastModifiedById",
-    "lastModifiedBy",
-];
+const FIELDS: &str = "id urlId url title text status priority type board creatorId subscriber \
+    teamId feedbackVotesCount feedbackCommentsCount tags meta publishedAt createdAt updatedAt \
+    archivedAt lastModifiedById lastModifiedBy";
+
+const BAD_STATUS: &str = "status must be one of in_review, in_progress, planned, completed, closed";
+const BAD_PRIORITY: &str = "priority must be one of low, medium, high, urgent";
 
 fn field_names(item: &Value) -> BTreeSet<&str> {
     item.as_object()
@@ -59,7 +36,10 @@ fn field_names(item: &Value) -> BTreeSet<&str> {
 }
 
 fn expected_fields(extra: &[&'static str]) -> BTreeSet<&'static str> {
-    FIELDS.iter().chain(extra).copied().collect()
+    FIELDS
+        .split_whitespace()
+        .chain(extra.iter().copied())
+        .collect()
 }
 
 /// `value` without `isSubscribed`, which only personalised reads carry.
@@ -201,7 +181,12 @@ async fn team_create_takes_status_priority_and_creator(app: TestApp) {
     assert_eq!(h["subscriber"]["id"], h["creatorId"]);
     assert_eq!(
         (&h["status"], &h["priority"], &h["type"], &h["text"]),
-        (&json!("in_review"), &json!("medium"), &Value::Null, &json!(""))
+        (
+            &json!("in_review"),
+            &json!("medium"),
+            &Value::Null,
+            &json!("")
+        )
     );
     // Team creation announces only new_feedback.
     assert_eq!(
@@ -224,7 +209,10 @@ async fn urls_follow_the_title_and_the_url_id_stays(app: TestApp) {
         ("a".repeat(100), "a".repeat(60)),
     ] {
         let f = app.public_feedback(&code, json!({ "title": title })).await;
-        assert_eq!(f["url"], format!("/{slug}-{}", f["urlId"].as_str().unwrap()));
+        assert_eq!(
+            f["url"],
+            format!("/{slug}-{}", f["urlId"].as_str().unwrap())
+        );
     }
     let f = app
         .public_feedback(&code, json!({"title": "Old name"}))
@@ -317,13 +305,13 @@ async fn team_update_changes_given_fields_and_announces_status_changes(app: Test
     .assert_error(404, "Feedback not found");
     app.team("feedbacks.update", json!({"id": f["id"], "status": "done"}))
         .await
-        .assert_error(
-            400,
-            "status must be one of in_review, in_progress, planned, completed, closed",
-        );
-    app.team("feedbacks.update", json!({"id": f["id"], "priority": "asap"}))
-        .await
-        .assert_error(400, "priority must be one of low, medium, high, urgent");
+        .assert_error(400, BAD_STATUS);
+    app.team(
+        "feedbacks.update",
+        json!({"id": f["id"], "priority": "asap"}),
+    )
+    .await
+    .assert_error(400, BAD_PRIORITY);
     app.team("feedbacks.update", json!({"id": f["id"], "title": " "}))
         .await
         .assert_error(400, "title is required");
@@ -335,44 +323,35 @@ async fn invalid_input_is_400_and_creates_nothing(app: TestApp) {
     let (_, code) = app.identify("sloppy@example.com").await;
     let missing_board = uuid::Uuid::now_v7().to_string();
     let cases = [
-        (json!({}), 400, "title is required"),
-        (json!({"title": "   "}), 400, "title is required"),
+        (json!({}), "title is required"),
+        (json!({"title": "   "}), "title is required"),
         (
             json!({"title": "x".repeat(256)}),
-            400,
             "title must be at most 255 characters",
         ),
-        (
-            json!({"title": "X", "status": "open"}),
-            400,
-            "status must be one of in_review, in_progress, planned, completed, closed",
-        ),
-        (
-            json!({"title": "X", "priority": "p1"}),
-            400,
-            "priority must be one of low, medium, high, urgent",
-        ),
+        (json!({"title": "X", "status": "open"}), BAD_STATUS),
+        (json!({"title": "X", "priority": "p1"}), BAD_PRIORITY),
         (
             json!({"title": "X", "boardId": "nope"}),
-            400,
             "boardId must be a UUID",
         ),
-        (
-            json!({"title": "X", "boardId": missing_board}),
-            404,
-            "Board not found",
-        ),
     ];
-    for (body, status, message) in &cases {
+    for (body, message) in &cases {
         app.team("feedbacks.create", body.clone())
             .await
-            .assert_error(*status, message);
+            .assert_error(400, message);
     }
-    for (body, status, message) in &cases[..3] {
+    for (body, message) in &cases[..3] {
         app.call("public/feedbacks.create", Some(&code), body.clone())
             .await
-            .assert_error(*status, message);
+            .assert_error(400, message);
     }
+    app.team(
+        "feedbacks.create",
+        json!({"title": "X", "boardId": missing_board}),
+    )
+    .await
+    .assert_error(404, "Board not found");
     app.call(
         "public/feedbacks.create",
         Some(&code),
@@ -387,10 +366,15 @@ async fn invalid_input_is_400_and_creates_nothing(app: TestApp) {
         .await
         .assert_error(401, "Authentication required");
     // Info wants exactly one of id and urlId; lists check their parameters.
-    app.team("feedbacks.info", json!({})).await.assert_status(400);
-    app.team("feedbacks.info", json!({"id": missing_board, "urlId": "abcdefghij"}))
+    app.team("feedbacks.info", json!({}))
         .await
         .assert_status(400);
+    app.team(
+        "feedbacks.info",
+        json!({"id": missing_board, "urlId": "abcdefghij"}),
+    )
+    .await
+    .assert_status(400);
     public_info(&app, &code, json!({})).await.assert_status(400);
     public_info(
         &app,
@@ -504,99 +488,9 @@ async fn moderation_hides_feedback_until_published(app: TestApp) {
     assert_eq!(seen.ok()["publishedAt"], published.ok()["publishedAt"]);
     let list = app.team("public/feedbacks.list", json!({})).await;
     assert_eq!(list.total(), 2);
-    app.team(
-        "feedbacks.publish",
-        json!({"id": uuid::Uuid::now_v7()}),
-    )
-    .await
-    .assert_error(404, "Feedback not found");
-}
-
-async fn another_teams_feedback_is_invisible(app: TestApp) {
-    let (_, code) = app.identify("a-user@example.com").await;
-    let f = app
-        .public_feedback(&code, json!({"title": "Team A only"}))
-        .await;
-    let (_, other_key) = app.other_team("rival").await;
-    let (_, intruder) = app
-        .identify_with(&other_key, "a-user@example.com")
-        .await;
-    let by_id = json!({"id": f["id"]});
-    for op in [
-        "feedbacks.info",
-        "feedbacks.update",
-        "feedbacks.publish",
-        "feedbacks.archive",
-        "feedbacks.restore",
-        "feedbacks.delete",
-    ] {
-        app.call(op, Some(&other_key), by_id.clone())
-            .await
-            .assert_error(404, "Feedback not found");
-    }
-    app.call("feedbacks.info", Some(&other_key), json!({"urlId": f["urlId"]}))
+    app.team("feedbacks.publish", json!({"id": uuid::Uuid::now_v7()}))
         .await
         .assert_error(404, "Feedback not found");
-    let by_feedback = json!({"feedbackId": f["id"]});
-    for token in [&other_key, &intruder] {
-        public_info(&app, token, by_feedback.clone())
-            .await
-            .assert_error(404, "Feedback not found");
-        public_info(&app, token, json!({"urlId": f["urlId"]}))
-            .await
-            .assert_error(404, "Feedback not found");
-        assert_eq!(
-            app.call("public/feedbacks.list", Some(token), json!({}))
-                .await
-                .total(),
-            0
-        );
-        for op in ["public/feedback-votes.info", "public/feedback-comments.list"] {
-            app.call(op, Some(token), by_feedback.clone())
-                .await
-                .assert_error(404, "Feedback not found");
-        }
-    }
-    assert_eq!(
-        app.call("feedbacks.list", Some(&other_key), json!({}))
-            .await
-            .total(),
-        0
-    );
-    for op in [
-        "public/feedbacks.delete",
-        "public/feedbacks.subscribe",
-        "public/feedback-votes.create",
-        "public/feedback-votes.delete",
-    ] {
-        app.call(op, Some(&intruder), by_feedback.clone())
-            .await
-            .assert_error(404, "Feedback not found");
-    }
-    app.call(
-        "public/feedbacks.update",
-        Some(&intruder),
-        json!({"feedbackId": f["id"], "title": "Mine"}),
-    )
-    .await
-    .assert_error(404, "Feedback not found");
-    app.call(
-        "public/feedback-comments.create",
-        Some(&intruder),
-        json!({"feedbackId": f["id"], "text": "hi"}),
-    )
-    .await
-    .assert_error(404, "Feedback not found");
-    app.call(
-        "feedback-comments.create",
-        Some(&other_key),
-        json!({"feedbackId": f["id"], "text": "hi"}),
-    )
-    .await
-    .assert_error(404, "Feedback not found");
-    // Team A's item is untouched.
-    assert_eq!(info(&app, &f["id"]).await, f);
-    assert_eq!(app.events().await.len(), 2);
 }
 
 async fn only_the_creator_updates_or_deletes_public_feedback(app: TestApp) {
@@ -643,9 +537,17 @@ async fn only_the_creator_updates_or_deletes_public_feedback(app: TestApp) {
     let u = reply.ok().clone();
     assert_eq!(
         (&u["title"], &u["text"], &u["type"], &u["meta"]),
-        (&f["title"], &json!("edited"), &json!("idea"), &json!({"k": "v"}))
+        (
+            &f["title"],
+            &json!("edited"),
+            &json!("idea"),
+            &json!({"k": "v"})
+        )
     );
-    assert_eq!((&u["status"], &u["priority"]), (&f["status"], &f["priority"]));
+    assert_eq!(
+        (&u["status"], &u["priority"]),
+        (&f["status"], &f["priority"])
+    );
     assert_eq!(u["boardId"], board["id"]);
     assert_eq!(app.events_of("feedbacks.update").await.len(), 1);
     assert!(app.events_of("feedback_status_change").await.is_empty());
@@ -681,7 +583,10 @@ async fn archive_hides_and_restore_brings_back(app: TestApp) {
     let b = app.feedback(json!({"title": "Goes"})).await;
     let archived = app.team("feedbacks.archive", json!({"id": b["id"]})).await;
     assert_timestamp(&archived.ok()["archivedAt"]);
-    assert_eq!(info(&app, &b["id"]).await["archivedAt"], archived.ok()["archivedAt"]);
+    assert_eq!(
+        info(&app, &b["id"]).await["archivedAt"],
+        archived.ok()["archivedAt"]
+    );
     let ids = |reply: &sounding_tests::Reply| {
         let mut ids: Vec<String> = reply.each("id").into_iter().map(String::from).collect();
         ids.sort();
@@ -703,202 +608,4 @@ async fn archive_hides_and_restore_brings_back(app: TestApp) {
     app.team("feedbacks.archive", json!({}))
         .await
         .assert_error(400, "id is required");
-}
-
-async fn the_creator_follows_and_subscribe_toggles(app: TestApp) {
-    let (_, creator) = app.identify("follows@example.com").await;
-    let (_, fan) = app.identify("fan@example.com").await;
-    let f = app.public_feedback(&creator, json!({"title": "Follow me"})).await;
-    let by_feedback = json!({"feedbackId": f["id"]});
-    assert_eq!(is_subscribed(&app, &creator, &f).await, true);
-    assert_eq!(is_subscribed(&app, &fan, &f).await, false);
-    for (op, expected) in [
-        ("public/feedbacks.subscribe", true),
-        ("public/feedbacks.subscribe", true),
-        ("public/feedbacks.unsubscribe", false),
-        ("public/feedbacks.unsubscribe", false),
-    ] {
-        let reply = app.call(op, Some(&fan), by_feedback.clone()).await;
-        assert_eq!(
-            (reply.status, &reply.body),
-            (200, &json!({"success": true, "feedbackId": f["id"]}))
-        );
-        assert_eq!(is_subscribed(&app, &fan, &f).await, expected, "after {op}");
-    }
-    app.call("public/feedbacks.unsubscribe", Some(&creator), by_feedback.clone())
-        .await
-        .ok();
-    assert_eq!(is_subscribed(&app, &creator, &f).await, false);
-    app.call("public/feedbacks.subscribe", Some(&app.key), by_feedback.clone())
-        .await
-        .assert_error(401, "Authentication required");
-}
-
-async fn is_subscribed(app: &TestApp, token: &str, f: &Value) -> Value {
-    let reply = public_info(app, token, json!({"feedbackId": f["id"]})).await;
-    reply.ok()["isSubscribed"].clone()
-}
-
-async fn list_filters_and_pages(app: TestApp) {
-    let board = app.board(json!({"name": "Ideas"})).await;
-    let on_board = json!(board["id"]);
-    let items = [
-        ("Dark mode", "", "planned", Some(&on_board)),
-        ("Export", "needs a DARK theme too", "completed", None),
-        ("Import", "csv", "planned", None),
-        ("Webhooks", "", "in_progress", Some(&on_board)),
-        ("Slack", "", "in_review", None),
-    ];
-    for (title, text, status, board_id) in items {
-        let mut body = json!({"title": title, "text": text, "status": status});
-        if let Some(board_id) = board_id {
-            body["boardId"] = board_id.clone();
-        }
-        app.feedback(body).await;
-    }
-    let titles = |body: Value| {
-        let app = &app;
-        async move {
-            let reply = app.team("feedbacks.list", body).await;
-            let total = reply.total();
-            let titles: Vec<String> = reply.each("title").into_iter().map(String::from).collect();
-            assert_eq!(reply.body["pagination"]["count"], total);
-            (titles, total)
-        }
-    };
-    // Newest first by default.
-    let (all, total) = titles(json!({})).await;
-    assert_eq!(total, 5);
-    assert_eq!(all, ["Slack", "Webhooks", "Import", "Export", "Dark mode"]);
-    assert_eq!(titles(json!({"sortBy": "newest"})).await.0, all);
-    assert_eq!(
-        titles(json!({"status": "planned"})).await,
-        (vec!["Import".to_owned(), "Dark mode".to_owned()], 2)
-    );
-    assert_eq!(
-        titles(json!({"status": ["completed", "in_progress"]})).await.0,
-        ["Webhooks", "Export"]
-    );
-    assert_eq!(
-        titles(json!({"boardId": board["id"]})).await.0,
-        ["Webhooks", "Dark mode"]
-    );
-    assert_eq!(
-        titles(json!({"search": "dArK"})).await.0,
-        ["Export", "Dark mode"]
-    );
-    assert_eq!(
-        titles(json!({"search": "dark", "status": "planned", "boardId": board["id"]}))
-            .await
-            .0,
-        ["Dark mode"]
-    );
-    // Pages.
-    let page = app
-        .team("feedbacks.list", json!({"limit": 2, "offset": 1}))
-        .await;
-    assert_eq!(page.each("title"), ["Webhooks", "Import"]);
-    assert_eq!(
-        page.body["pagination"],
-        json!({"total": 5, "count": 5, "limit": 2, "offset": 1})
-    );
-    let defaults = app.team("feedbacks.list", json!({})).await;
-    assert_eq!(
-        defaults.body["pagination"],
-        json!({"total": 5, "count": 5, "limit": 20, "offset": 0})
-    );
-    let clamped = app.team("feedbacks.list", json!({"limit": 1000})).await;
-    assert_eq!(clamped.body["pagination"]["limit"], 100);
-    app.team("feedbacks.list", json!({"status": "open"}))
-        .await
-        .assert_status(400);
-    // The public list takes the same filters.
-    let public = app
-        .team(
-            "public/feedbacks.list",
-            json!({"status": "planned", "search": "DARK"}),
-        )
-        .await;
-    assert_eq!(public.each("title"), ["Dark mode"]);
-    assert_eq!(public.total(), 1);
-}
-
-async fn the_public_list_shows_only_published_public_feedback(app: TestApp) {
-    let public = app.board(json!({"name": "Public"})).await;
-    let private = app
-        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
-        .await;
-    let moderated = app
-        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
-        .await;
-    let (_, code) = app.identify("lister@example.com").await;
-    app.feedback(json!({"title": "On public", "boardId": public["id"]}))
-        .await;
-    app.feedback(json!({"title": "On private", "boardId": private["id"]}))
-        .await;
-    app.feedback(json!({"title": "No board"})).await;
-    app.public_feedback(&code, json!({"title": "Unpublished", "boardId": moderated["id"]}))
-        .await;
-    let archived = app.feedback(json!({"title": "Archived"})).await;
-    app.team("feedbacks.archive", json!({"id": archived["id"]}))
-        .await
-        .ok();
-    for token in [&app.key, &code] {
-        let reply = app
-            .call("public/feedbacks.list", Some(token), json!({}))
-            .await;
-        assert_eq!(reply.each("title"), ["No board", "On public"]);
-        assert_eq!(reply.total(), 2);
-        // `archived` is a team-only filter.
-        let asked = app
-            .call("public/feedbacks.list", Some(token), json!({"archived": true}))
-            .await;
-        assert_eq!(asked.each("title"), ["No board", "On public"]);
-    }
-    public_info(&app, &code, json!({"feedbackId": private_item(&app).await}))
-        .await
-        .assert_error(404, "Feedback not found");
-    assert_eq!(app.team("feedbacks.list", json!({})).await.total(), 4);
-}
-
-/// The id of the item on the private board (the team list sees it).
-async fn private_item(app: &TestApp) -> Value {
-    let reply = app.team("feedbacks.list", json!({"search": "On private"})).await;
-    reply.ok()[0]["id"].clone()
-}
-
-async fn board_counts_feedback_and_refuses_to_delete_while_not_empty(app: TestApp) {
-    let board = app.board(json!({"name": "Busy"})).await;
-    let other = app.board(json!({"name": "Quiet"})).await;
-    let a = app.feedback(json!({"title": "A", "boardId": board["id"]})).await;
-    let b = app.feedback(json!({"title": "B", "boardId": board["id"]})).await;
-    let c = app.feedback(json!({"title": "C", "boardId": board["id"]})).await;
-    app.team("feedbacks.archive", json!({"id": c["id"]}))
-        .await
-        .ok();
-    let count = |id: Value| {
-        let app = &app;
-        async move {
-            let reply = app.team("feedback-boards.info", json!({ "id": id })).await;
-            reply.ok()["feedbackCount"].clone()
-        }
-    };
-    assert_eq!(count(board["id"].clone()).await, 2);
-    assert_eq!(count(other["id"].clone()).await, 0);
-    let refused = app
-        .team("feedback-boards.delete", json!({"id": board["id"]}))
-        .await;
-    let message = refused.assert_status(409);
-    assert!(message.starts_with("Board"), "{message}");
-    assert_eq!(count(board["id"].clone()).await, 2);
-    for f in [&a, &b, &c] {
-        app.team("feedbacks.delete", json!({"id": f["id"]}))
-            .await
-            .ok();
-    }
-    assert_eq!(count(board["id"].clone()).await, 0);
-    let deleted = app
-        .team("feedback-boards.delete", json!({"id": board["id"]}))
-        .await;
-    assert_eq!(deleted.status, 200, "{}", deleted.body);
 }

@@ -228,13 +228,7 @@ pub trait SettingsStore: Send + Sync {
 
 /// Everything a complete storage adapter provides.
 pub trait Store:
-    TeamStore
-    + AccessStore
-    + SubscriberStore
-    + BoardStore
-    + FeedbackStore
-    + OutboxStore
-    + SettingsStore
+    TeamStore + AccessStore + SubscriberStore + BoardStore + FeedbackStore + OutboxStore + SettingsStore
 {
 }
 

@@ -23,7 +23,9 @@ use crate::{
         board::BoardMetaParams,
         common::{ErrorBody, NoParams},
     },
-    routes::{feedback_boards, feedback_comments, feedback_votes, feedbacks, health, subscribers, teams},
+    routes::{
+        feedback_boards, feedback_comments, feedback_votes, feedbacks, health, subscribers, teams,
+    },
 };
 
 const DESCRIPTION: &str = "\

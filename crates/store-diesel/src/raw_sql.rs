@@ -124,7 +124,10 @@ mod tests {
     fn placeholders_are_spelled_per_engine() {
         let sqlite = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
         let mut raw = RawSql::for_connection(&sqlite);
-        raw.push("a = ").text("x").push(" AND b = ").param(Param::BigInt(1));
+        raw.push("a = ")
+            .text("x")
+            .push(" AND b = ")
+            .param(Param::BigInt(1));
         assert_eq!(raw.sql(), "a = ? AND b = ?");
 
         let mut raw = RawSql {
@@ -132,7 +135,10 @@ mod tests {
             params: Vec::new(),
             numbered: true,
         };
-        raw.push("a = ").text("x").push(" AND b = ").param(Param::BigInt(1));
+        raw.push("a = ")
+            .text("x")
+            .push(" AND b = ")
+            .param(Param::BigInt(1));
         assert_eq!(raw.sql(), "a = $1 AND b = $2");
     }
 

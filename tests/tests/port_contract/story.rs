@@ -1993,7 +1993,8 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
     let make = |url_id: &str, created: &str| feedback(team, None, creator.id, url_id, at(created));
     let old_popular = make("oldpopular", "2026-03-01T00:00:00.000Z");
     let recent_one = make("recentone1", "2026-03-02T00:00:00.000Z");
-    let commented = make("commented1", "2026-03-03T00:00:00.000Z");
+    // Older than recent_one: it leads trending only if its private comment counts.
+    let commented = make("commented1", "2026-03-01T12:00:00.000Z");
     let mut tie_low = make("tielow0001", "2026-03-04T00:00:00.000Z");
     tie_low.id = FeedbackId(Uuid::from_u128(0x0000_0000_0000_7000_8000_0000_0000_0001));
     let mut tie_high = make("tiehigh001", "2026-03-04T00:00:00.000Z");
@@ -2069,8 +2070,8 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
             &quiet_new,
             &tie_high,
             &tie_low,
-            &commented,
             &recent_one,
+            &commented,
             &old_popular,
             &boundary,
             &quiet_old,
@@ -2081,8 +2082,8 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
         listed(&*store, team, &sorted(FeedbackSort::Top)).await,
         expect(&[
             &old_popular,
-            &commented,
             &recent_one,
+            &commented,
             &boundary,
             &quiet_new,
             &tie_high,
@@ -2140,7 +2141,7 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
     );
     let mut top_page = sorted(FeedbackSort::Top);
     top_page.page = PageRequest {
-        limit: 2,
+        limit: 3,
         offset: 0,
     };
     let top = store.list_feedback(team, &top_page).await.unwrap();
@@ -2149,7 +2150,11 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
             .iter()
             .map(|v| (v.feedback.url_id.as_str(), v.vote_count, v.comment_count))
             .collect::<Vec<_>>(),
-        vec![("oldpopular", 5, 0), ("commented1", 1, 2)]
+        vec![
+            ("oldpopular", 5, 0),
+            ("recentone1", 1, 0),
+            ("commented1", 1, 2)
+        ]
     );
 }
 

@@ -12,7 +12,11 @@ use sounding_domain::{
 use super::{feedback_event, feedback_not_found, required_feedback_id, team_feedback};
 use crate::error::{AppError, AppResult};
 
-async fn remove(store: &dyn Store, clock: &dyn Clock, view: &FeedbackView) -> AppResult<FeedbackId> {
+async fn remove(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    view: &FeedbackView,
+) -> AppResult<FeedbackId> {
     let event = feedback_event(EventKind::FeedbacksDelete, view, clock.now(), &[]);
     let id = view.feedback.id;
     if store

@@ -32,7 +32,11 @@ pub struct FeedbackListInput {
     pub archived: Option<bool>,
 }
 
-fn query(input: &FeedbackListInput, scope: FeedbackScope, clock: &dyn Clock) -> AppResult<FeedbackQuery> {
+fn query(
+    input: &FeedbackListInput,
+    scope: FeedbackScope,
+    clock: &dyn Clock,
+) -> AppResult<FeedbackQuery> {
     Ok(FeedbackQuery {
         scope,
         sort: input

@@ -148,7 +148,10 @@ pub(crate) async fn team_author(
         .find(|u| u.id == caller.user_id)
         .ok_or(crate::AuthError::Required)?;
     // An existing subscriber keeps the name they chose.
-    if let Some(found) = store.subscriber_by_email(caller.team_id, &user.email).await? {
+    if let Some(found) = store
+        .subscriber_by_email(caller.team_id, &user.email)
+        .await?
+    {
         return Ok(found);
     }
     let identify = Identify::new(Some(&user.email), Some(&user.name), None, None, Some("api"))?;
@@ -190,3 +193,6 @@ pub(crate) async fn insert_new(
     }
     Err(StoreError::Failure("no free urlId after several attempts".into()).into())
 }
+
+#[cfg(test)]
+mod tests;

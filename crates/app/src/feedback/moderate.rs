@@ -42,7 +42,10 @@ pub async fn publish_feedback(
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, |f, now| set_once(&mut f.published_at, now)).await
+    moderate(store, clock, caller, id, |f, now| {
+        set_once(&mut f.published_at, now)
+    })
+    .await
 }
 
 pub async fn archive_feedback(
@@ -51,7 +54,10 @@ pub async fn archive_feedback(
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, |f, now| set_once(&mut f.archived_at, now)).await
+    moderate(store, clock, caller, id, |f, now| {
+        set_once(&mut f.archived_at, now)
+    })
+    .await
 }
 
 pub async fn restore_feedback(
@@ -60,7 +66,10 @@ pub async fn restore_feedback(
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, |f, _| f.archived_at.take().is_some()).await
+    moderate(store, clock, caller, id, |f, _| {
+        f.archived_at.take().is_some()
+    })
+    .await
 }
 
 /// Sets an unset moment; whether it changed.

@@ -75,7 +75,15 @@ pub async fn create_public_comment(
             "Only team members can post private comments",
         ));
     }
-    insert(store, &feedback, session.subscriber.clone(), text, is_private, clock.now()).await
+    insert(
+        store,
+        &feedback,
+        session.subscriber.clone(),
+        text,
+        is_private,
+        clock.now(),
+    )
+    .await
 }
 
 pub async fn create_team_comment(

@@ -46,9 +46,9 @@ pub async fn cast_vote(
     );
     match store.cast_vote(caller.team_id(), &vote, &[event]).await? {
         Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
-        Some(VoteOutcome::AlreadyVoted) => {
-            Err(AppError::Domain(DomainError::Conflict(ALREADY_VOTED.into())))
-        }
+        Some(VoteOutcome::AlreadyVoted) => Err(AppError::Domain(DomainError::Conflict(
+            ALREADY_VOTED.into(),
+        ))),
         None => Err(feedback_not_found()),
     }
 }

@@ -11,8 +11,8 @@ use sounding_app::{
     wire::{CommentJson, FeedbackJson, VoteJson},
 };
 use sounding_domain::{
-    feedback::FeedbackView, feedback_comment::CommentView, feedback_vote::VoteState,
-    page::Paged, FeedbackId, FeedbackVoteId,
+    feedback::FeedbackView, feedback_comment::CommentView, feedback_vote::VoteState, page::Paged,
+    FeedbackId, FeedbackVoteId,
 };
 use utoipa::ToSchema;
 

@@ -133,12 +133,21 @@ mod tests {
     #[test]
     fn string_lists_come_as_lists_single_strings_or_comma_lists() {
         let list = |v: Value| probe(json!({ "l": v })).map(|p| p.l);
-        assert_eq!(list(json!(["a", " b"])).unwrap(), Some(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            list(json!(["a", " b"])).unwrap(),
+            Some(vec!["a".into(), "b".into()])
+        );
         assert_eq!(list(json!("a")).unwrap(), Some(vec!["a".into()]));
-        assert_eq!(list(json!("a, b,")).unwrap(), Some(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            list(json!("a, b,")).unwrap(),
+            Some(vec!["a".into(), "b".into()])
+        );
         assert_eq!(list(json!(null)).unwrap(), None);
         for bad in [json!(1), json!([1]), json!({})] {
-            assert_eq!(list(bad).unwrap_err(), "must be a string or a list of strings");
+            assert_eq!(
+                list(bad).unwrap_err(),
+                "must be a string or a list of strings"
+            );
         }
     }
 }

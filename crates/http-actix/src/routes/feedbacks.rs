@@ -10,9 +10,9 @@ use crate::{
         common::ErrorBody,
         feedback::{
             CreateFeedbackParams, FeedbackDoneResponse, FeedbackIdParams, FeedbackInfoParams,
-            FeedbackListParams, FeedbackListResponse, FeedbackResponse,
-            PublicCreateFeedbackParams, PublicFeedbackIdParams, PublicFeedbackInfoParams,
-            PublicUpdateFeedbackParams, UpdateFeedbackParams,
+            FeedbackListParams, FeedbackListResponse, FeedbackResponse, PublicCreateFeedbackParams,
+            PublicFeedbackIdParams, PublicFeedbackInfoParams, PublicUpdateFeedbackParams,
+            UpdateFeedbackParams,
         },
     },
     error::ApiError,

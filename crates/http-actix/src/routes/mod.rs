@@ -63,16 +63,8 @@ fn operations(cfg: &mut web::ServiceConfig) {
         "public/feedback-comments.list",
         feedback_comments::public_list,
     );
-    operation(
-        cfg,
-        "public/feedback-votes.create",
-        feedback_votes::create,
-    );
-    operation(
-        cfg,
-        "public/feedback-votes.delete",
-        feedback_votes::delete,
-    );
+    operation(cfg, "public/feedback-votes.create", feedback_votes::create);
+    operation(cfg, "public/feedback-votes.delete", feedback_votes::delete);
     operation(cfg, "public/feedback-votes.info", feedback_votes::info);
 }
 

@@ -2,8 +2,8 @@
 //! between column values and domain values they share.
 
 mod access;
-mod feedback;
 mod boards;
+mod feedback;
 mod outbox;
 mod settings;
 mod subscribers;

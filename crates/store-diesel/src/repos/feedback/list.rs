@@ -129,3 +129,110 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
             .push(" ESCAPE '\\'");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    };
+
+    use diesel::{
+        connection::{InstrumentationEvent, SimpleConnection},
+        Connection, RunQueryDsl, SqliteConnection,
+    };
+    use sounding_domain::{
+        feedback::{Feedback, FeedbackStatus, Priority},
+        ids::{BoardId, FeedbackId, SubscriberId, TeamId},
+        page::PageRequest,
+        timestamp::Timestamp,
+    };
+
+    use super::*;
+    use crate::schema::feedback;
+
+    /// A migrated in-memory database (foreign keys off, so items need no team or creators)
+    /// and a counter of the statements run on it.
+    fn counted() -> (DbConnection, Arc<AtomicUsize>) {
+        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
+        crate::migrations::run(&mut conn).unwrap();
+        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let statements = Arc::new(AtomicUsize::new(0));
+        let counter = statements.clone();
+        if let DbConnection::Sqlite(inner) = &mut conn {
+            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+        (conn, statements)
+    }
+
+    #[test]
+    fn a_list_is_four_statements_whatever_the_page_size() {
+        let (mut conn, statements) = counted();
+        let team = TeamId::new();
+        let boards: Vec<BoardId> = (0..5).map(|_| BoardId::new()).collect();
+        for (n, board) in boards.iter().enumerate() {
+            diesel::sql_query(format!(
+                "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
+                 updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
+                 '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+            ))
+            .execute(&mut conn)
+            .unwrap();
+        }
+        let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
+        for n in 0..60_i64 {
+            let f = Feedback {
+                id: FeedbackId::new(),
+                team_id: team,
+                board_id: Some(boards[(n % 5) as usize]),
+                url_id: format!("u{n:09}"),
+                title: format!("item {n}"),
+                text: String::new(),
+                status: FeedbackStatus::InReview,
+                priority: Priority::Medium,
+                kind: None,
+                creator_id: SubscriberId::new(),
+                meta: Default::default(),
+                published_at: Some(t0),
+                archived_at: None,
+                created_at: t0.plus_seconds(n),
+                updated_at: t0,
+                last_modified_by_id: Some(SubscriberId::new()),
+            };
+            diesel::insert_into(feedback::table)
+                .values(&FeedbackRow::new_item(&f).unwrap())
+                .execute(&mut conn)
+                .unwrap();
+        }
+        for sort in [
+            FeedbackSort::Newest,
+            FeedbackSort::Top,
+            FeedbackSort::Trending,
+        ] {
+            for limit in [1, 10, 50] {
+                let query = FeedbackQuery {
+                    scope: FeedbackScope::Public,
+                    sort,
+                    statuses: vec![FeedbackStatus::InReview],
+                    board_id: None,
+                    search: Some("item".into()),
+                    trending_since: t0,
+                    page: PageRequest { limit, offset: 0 },
+                };
+                statements.store(0, Ordering::SeqCst);
+                let page = list(&mut conn, &team.to_string(), &query).unwrap();
+                assert_eq!((page.items.len() as i64, page.total), (limit, 60));
+                assert!(page.items.iter().all(|v| v.board.is_some()));
+                assert_eq!(
+                    statements.load(Ordering::SeqCst),
+                    4,
+                    "count, page, boards, people ({sort:?}, limit {limit})"
+                );
+            }
+        }
+    }
+}

@@ -24,8 +24,7 @@ use sounding_domain::{
 use time::OffsetDateTime;
 
 use self::rows::{
-    follow, subscribers_by_id, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow,
-    VoteRow,
+    follow, subscribers_by_id, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow, VoteRow,
 };
 use super::{outbox::insert_events, parse_id, to_db_time};
 use crate::{
@@ -132,12 +131,8 @@ impl FeedbackStore for DieselStore {
 
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
-            read(conn, |conn| {
-                read_view(conn, &team, Key::Id(id))
-            })
-        })
-        .await
+        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
+            .await
     }
 
     async fn feedback_by_url_id(
@@ -146,12 +141,8 @@ impl FeedbackStore for DieselStore {
         url_id: &str,
     ) -> StoreResult<Option<FeedbackView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run(move |conn| {
-            read(conn, |conn| {
-                read_view(conn, &team, Key::UrlId(url_id))
-            })
-        })
-        .await
+        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
+            .await
     }
 
     async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool> {
@@ -192,8 +183,10 @@ impl FeedbackStore for DieselStore {
                     return Ok(false);
                 }
                 // Explicit rather than by cascade, so the statement says what goes.
-                diesel::delete(feedback_follows::table.filter(feedback_follows::feedback_id.eq(&id)))
-                    .execute(conn)?;
+                diesel::delete(
+                    feedback_follows::table.filter(feedback_follows::feedback_id.eq(&id)),
+                )
+                .execute(conn)?;
                 diesel::delete(
                     feedback_comments::table.filter(feedback_comments::feedback_id.eq(&id)),
                 )
@@ -236,13 +229,12 @@ impl FeedbackStore for DieselStore {
                 }
                 // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
                 // index and inserts nothing, without failing the transaction.
-                let inserted = per_backend!(conn, |inner| diesel::insert_into(
-                    feedback_votes::table
-                )
-                .values(&row)
-                .on_conflict((feedback_votes::feedback_id, feedback_votes::subscriber_id))
-                .do_nothing()
-                .execute(inner))?;
+                let inserted =
+                    per_backend!(conn, |inner| diesel::insert_into(feedback_votes::table)
+                        .values(&row)
+                        .on_conflict((feedback_votes::feedback_id, feedback_votes::subscriber_id))
+                        .do_nothing()
+                        .execute(inner))?;
                 if inserted == 0 {
                     return Ok(Some(VoteOutcome::AlreadyVoted));
                 }

@@ -19,7 +19,9 @@ use super::super::{
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes, subscribers},
+    schema::{
+        feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes, subscribers,
+    },
 };
 
 /// A whole `feedback` row. Also read by name from the list's hand-written SQL.
@@ -231,7 +233,10 @@ pub(super) struct FollowRow<'a> {
 pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<()> {
     crate::connection::per_backend!(conn, |inner| diesel::insert_into(feedback_follows::table)
         .values(row)
-        .on_conflict((feedback_follows::feedback_id, feedback_follows::subscriber_id))
+        .on_conflict((
+            feedback_follows::feedback_id,
+            feedback_follows::subscriber_id
+        ))
         .do_nothing()
         .execute(inner))?;
     Ok(())
@@ -243,7 +248,11 @@ pub(super) fn subscribers_by_id<'a>(
     team: &str,
     ids: impl IntoIterator<Item = &'a str>,
 ) -> DbResult<HashMap<String, Subscriber>> {
-    let ids: Vec<&str> = ids.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
+    let ids: Vec<&str> = ids
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -266,7 +275,11 @@ fn boards_by_id<'a>(
     team: &str,
     ids: impl IntoIterator<Item = &'a str>,
 ) -> DbResult<HashMap<String, BoardRef>> {
-    let ids: Vec<&str> = ids.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
+    let ids: Vec<&str> = ids
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -300,7 +313,11 @@ pub(super) fn views(
     team: &str,
     rows: Vec<FeedbackRow>,
 ) -> DbResult<Vec<FeedbackView>> {
-    let boards = boards_by_id(conn, team, rows.iter().filter_map(|r| r.board_id.as_deref()))?;
+    let boards = boards_by_id(
+        conn,
+        team,
+        rows.iter().filter_map(|r| r.board_id.as_deref()),
+    )?;
     let people = subscribers_by_id(
         conn,
         team,

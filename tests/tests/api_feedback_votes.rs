@@ -1,0 +1,484 @@
+//! Votes on feedback: `public/feedback-votes.create|delete|info` (interface §2 Feedback vote,
+//! §4; decisions §4, §6), and the feedback lists that order by them: `feedbacks.list` and
+//! `public/feedbacks.list` with their sorts, filters and pages.
+
+use std::collections::BTreeSet;
+
+use futures_util::future::join_all;
+use serde_json::{json, Value};
+use sounding_tests::{engine_tests, Reply, TestApp};
+
+engine_tests!(
+    fifty_subscribers_vote_at_once_and_every_vote_counts,
+    a_repeated_vote_is_409_and_changes_nothing,
+    deleting_a_vote_is_idempotent_and_allows_voting_again,
+    vote_info_is_personal_under_a_token_only,
+    vote_operations_check_their_input,
+    top_sorts_by_votes_and_trending_by_recent_activity,
+    list_filters_and_pages,
+    the_public_list_shows_only_published_public_feedback,
+);
+
+async fn vote(app: &TestApp, token: &str, f: &Value) -> Reply {
+    app.call(
+        "public/feedback-votes.create",
+        Some(token),
+        json!({"feedbackId": f["id"]}),
+    )
+    .await
+}
+
+async fn unvote(app: &TestApp, token: &str, f: &Value) -> Reply {
+    app.call(
+        "public/feedback-votes.delete",
+        Some(token),
+        json!({"feedbackId": f["id"]}),
+    )
+    .await
+}
+
+async fn vote_info(app: &TestApp, token: &str, f: &Value) -> Value {
+    app.call(
+        "public/feedback-votes.info",
+        Some(token),
+        json!({"feedbackId": f["id"]}),
+    )
+    .await
+    .ok()
+    .clone()
+}
+
+/// `feedbackVotesCount` as team `feedbacks.info` reports it.
+async fn votes_count(app: &TestApp, f: &Value) -> Value {
+    let reply = app.team("feedbacks.info", json!({"id": f["id"]})).await;
+    reply.ok()["feedbackVotesCount"].clone()
+}
+
+async fn fifty_subscribers_vote_at_once_and_every_vote_counts(app: TestApp) {
+    let (_, author) = app.identify("author@example.com").await;
+    let f = app
+        .public_feedback(&author, json!({"title": "Popular"}))
+        .await;
+    let voters = join_all((0..50).map(|i| {
+        let app = &app;
+        async move { app.identify(&format!("voter{i}@example.com")).await }
+    }))
+    .await;
+    let replies = join_all(voters.iter().map(|(_, code)| vote(&app, code, &f))).await;
+    let mut totals = BTreeSet::new();
+    let mut vote_ids = BTreeSet::new();
+    for ((voter, _), reply) in voters.iter().zip(&replies) {
+        let data = reply.ok();
+        assert_eq!(data["feedbackId"], f["id"]);
+        assert_eq!(data["subscriberId"], voter["id"]);
+        let keys: BTreeSet<&str> = data
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            BTreeSet::from(["createdAt", "feedbackId", "id", "subscriberId"])
+        );
+        vote_ids.insert(data["id"].as_str().unwrap().to_owned());
+        totals.insert(reply.body["totalVotes"].as_i64().unwrap());
+    }
+    assert_eq!(totals, (1..=50).collect::<BTreeSet<i64>>());
+    assert_eq!(vote_ids.len(), 50);
+
+    let info = vote_info(&app, &app.key, &f).await;
+    assert_eq!(
+        info,
+        json!({"count": 50, "feedbackId": f["id"], "hasVoted": false, "voteId": null})
+    );
+    assert_eq!(votes_count(&app, &f).await, 50);
+    for op in ["feedbacks.list", "public/feedbacks.list"] {
+        let list = app.team(op, json!({})).await;
+        assert_eq!(list.ok()[0]["feedbackVotesCount"], 50, "{op}");
+    }
+    let public = app
+        .call(
+            "public/feedbacks.info",
+            Some(&author),
+            json!({"feedbackId": f["id"]}),
+        )
+        .await;
+    assert_eq!(public.ok()["feedbackVotesCount"], 50);
+    // One new_feedback_vote per vote, naming it.
+    let events = app.events_of("new_feedback_vote").await;
+    assert_eq!(events.len(), 50);
+    let announced: BTreeSet<String> = events
+        .iter()
+        .map(|e| {
+            assert_eq!(e["feedbackId"], f["id"]);
+            assert_eq!(e["event"], "new_feedback_vote");
+            assert_eq!(e["teamId"], app.team_id);
+            e["voteId"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(announced, vote_ids);
+    let named: BTreeSet<&str> = events
+        .iter()
+        .map(|e| e["subscriberId"].as_str().unwrap())
+        .collect();
+    let voted: BTreeSet<&str> = voters
+        .iter()
+        .map(|(s, _)| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, voted);
+}
+
+async fn a_repeated_vote_is_409_and_changes_nothing(app: TestApp) {
+    let f = app.feedback(json!({"title": "Vote once"})).await;
+    let (voter, code) = app.identify("eager@example.com").await;
+    let first = vote(&app, &code, &f).await;
+    assert_eq!(first.body["totalVotes"], 1);
+    let vote_id = first.ok()["id"].clone();
+    let events = app.events().await.len();
+    for _ in 0..2 {
+        vote(&app, &code, &f).await.assert_error(
+            409,
+            "You have already voted on this feedback; delete the vote first",
+        );
+    }
+    assert_eq!(
+        vote_info(&app, &code, &f).await,
+        json!({"count": 1, "feedbackId": f["id"], "hasVoted": true, "voteId": vote_id})
+    );
+    assert_eq!(votes_count(&app, &f).await, 1);
+    assert_eq!(app.events().await.len(), events);
+    let announced = app.events_of("new_feedback_vote").await;
+    assert_eq!(announced.len(), 1);
+    assert_eq!(
+        (
+            &announced[0]["voteId"],
+            &announced[0]["subscriberId"],
+            &announced[0]["feedbackId"]
+        ),
+        (&vote_id, &voter["id"], &f["id"])
+    );
+}
+
+async fn deleting_a_vote_is_idempotent_and_allows_voting_again(app: TestApp) {
+    let f = app.feedback(json!({"title": "Fickle"})).await;
+    let (_, stays) = app.identify("stays@example.com").await;
+    let (_, leaves) = app.identify("leaves@example.com").await;
+    vote(&app, &stays, &f).await.ok();
+    assert_eq!(vote(&app, &leaves, &f).await.body["totalVotes"], 2);
+    for _ in 0..2 {
+        let reply = unvote(&app, &leaves, &f).await;
+        assert_eq!(
+            (reply.status, &reply.body),
+            (200, &json!({"success": true, "totalVotes": 1}))
+        );
+    }
+    assert_eq!(
+        vote_info(&app, &leaves, &f).await,
+        json!({"count": 1, "feedbackId": f["id"], "hasVoted": false, "voteId": null})
+    );
+    assert_eq!(vote_info(&app, &stays, &f).await["hasVoted"], true);
+    assert_eq!(votes_count(&app, &f).await, 1);
+    // Removing a vote is no new vote.
+    assert_eq!(app.events_of("new_feedback_vote").await.len(), 2);
+    // Never having voted is fine too.
+    let (_, never) = app.identify("never@example.com").await;
+    let reply = unvote(&app, &never, &f).await;
+    assert_eq!(reply.body, json!({"success": true, "totalVotes": 1}));
+    // And the vote can be cast again.
+    let again = vote(&app, &leaves, &f).await;
+    assert_eq!(again.body["totalVotes"], 2);
+    assert_eq!(
+        vote_info(&app, &leaves, &f).await["voteId"],
+        again.ok()["id"]
+    );
+    assert_eq!(votes_count(&app, &f).await, 2);
+}
+
+async fn vote_info_is_personal_under_a_token_only(app: TestApp) {
+    let f = app.feedback(json!({"title": "Who voted"})).await;
+    let (_, voter) = app.identify("voter@example.com").await;
+    let (_, lurker) = app.identify("lurker@example.com").await;
+    assert_eq!(
+        vote_info(&app, &app.key, &f).await,
+        json!({"count": 0, "feedbackId": f["id"], "hasVoted": false, "voteId": null})
+    );
+    let cast = vote(&app, &voter, &f).await;
+    let id = cast.ok()["id"].clone();
+    assert_eq!(
+        vote_info(&app, &voter, &f).await,
+        json!({"count": 1, "feedbackId": f["id"], "hasVoted": true, "voteId": id})
+    );
+    for token in [&app.key, &lurker] {
+        assert_eq!(
+            vote_info(&app, token, &f).await,
+            json!({"count": 1, "feedbackId": f["id"], "hasVoted": false, "voteId": null})
+        );
+    }
+}
+
+async fn vote_operations_check_their_input(app: TestApp) {
+    let f = app.feedback(json!({"title": "Guarded"})).await;
+    let (_, code) = app.identify("careful@example.com").await;
+    let missing = json!({"id": uuid::Uuid::now_v7()});
+    vote(&app, &code, &missing)
+        .await
+        .assert_error(404, "Feedback not found");
+    unvote(&app, &code, &missing)
+        .await
+        .assert_error(404, "Feedback not found");
+    app.call(
+        "public/feedback-votes.info",
+        Some(&code),
+        json!({"feedbackId": missing["id"]}),
+    )
+    .await
+    .assert_error(404, "Feedback not found");
+    for op in [
+        "public/feedback-votes.create",
+        "public/feedback-votes.delete",
+        "public/feedback-votes.info",
+    ] {
+        app.call(op, Some(&code), json!({}))
+            .await
+            .assert_error(400, "feedbackId is required");
+        app.call(op, Some(&code), json!({"feedbackId": "nope"}))
+            .await
+            .assert_error(400, "feedbackId must be a UUID");
+    }
+    // Voting and unvoting need a subscriber.
+    vote(&app, &app.key, &f)
+        .await
+        .assert_error(401, "Authentication required");
+    app.call(
+        "public/feedback-votes.create",
+        None,
+        json!({"feedbackId": f["id"]}),
+    )
+    .await
+    .assert_error(401, "Authentication required");
+    unvote(&app, &app.key, &f)
+        .await
+        .assert_error(401, "Authentication required");
+    assert_eq!(vote_info(&app, &code, &f).await["count"], 0);
+    assert!(app.events_of("new_feedback_vote").await.is_empty());
+}
+
+async fn top_sorts_by_votes_and_trending_by_recent_activity(app: TestApp) {
+    // Created oldest first: A, B, C, D.
+    let [a, b, c, d] = [
+        app.feedback(json!({"title": "A"})).await,
+        app.feedback(json!({"title": "B"})).await,
+        app.feedback(json!({"title": "C"})).await,
+        app.feedback(json!({"title": "D"})).await,
+    ];
+    let mut voters = Vec::new();
+    for i in 0..3 {
+        voters.push(app.identify(&format!("v{i}@example.com")).await.1);
+    }
+    // Votes: B 3, C 1, A 0, D 2.
+    for (item, n) in [(&b, 3), (&c, 1), (&d, 2)] {
+        for code in &voters[..n] {
+            vote(&app, code, item).await.ok();
+        }
+    }
+    // Comments: A 5, C 3 (so recent activity: A 5, C 4, B 3, D 2).
+    for (item, n) in [(&a, 5), (&c, 3)] {
+        for i in 0..n {
+            app.call(
+                "public/feedback-comments.create",
+                Some(&voters[0]),
+                json!({"feedbackId": item["id"], "text": format!("comment {i}")}),
+            )
+            .await
+            .ok();
+        }
+    }
+    for op in ["feedbacks.list", "public/feedbacks.list"] {
+        let order = |sort: &'static str| {
+            let app = &app;
+            async move {
+                let reply = app.team(op, json!({ "sortBy": sort })).await;
+                assert_eq!(reply.total(), 4);
+                reply
+                    .each("title")
+                    .into_iter()
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(order("newest").await, ["D", "C", "B", "A"], "{op}");
+        assert_eq!(order("top").await, ["B", "D", "C", "A"], "{op}");
+        assert_eq!(order("trending").await, ["A", "C", "B", "D"], "{op}");
+        let page = app
+            .team(op, json!({"sortBy": "top", "limit": 2, "offset": 1}))
+            .await;
+        assert_eq!(page.each("title"), ["D", "C"], "{op}");
+        let counts: Vec<(i64, i64)> = app
+            .team(op, json!({"sortBy": "trending"}))
+            .await
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["feedbackVotesCount"].as_i64().unwrap(),
+                    f["feedbackCommentsCount"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(counts, [(0, 5), (1, 3), (3, 0), (2, 0)], "{op}");
+    }
+    // A filter keeps the order.
+    let top_of_few = app
+        .team(
+            "feedbacks.list",
+            json!({"sortBy": "top", "search": "d", "status": ["in_review"]}),
+        )
+        .await;
+    assert_eq!(top_of_few.each("title"), ["D"]);
+}
+
+async fn list_filters_and_pages(app: TestApp) {
+    let board = app.board(json!({"name": "Ideas"})).await;
+    let on_board = json!(board["id"]);
+    let items = [
+        ("Dark mode", "", "planned", Some(&on_board)),
+        ("Export", "needs a DARK theme too", "completed", None),
+        ("Import", "csv", "planned", None),
+        ("Webhooks", "", "in_progress", Some(&on_board)),
+        ("Slack", "", "in_review", None),
+    ];
+    for (title, text, status, board_id) in items {
+        let mut body = json!({"title": title, "text": text, "status": status});
+        if let Some(board_id) = board_id {
+            body["boardId"] = board_id.clone();
+        }
+        app.feedback(body).await;
+    }
+    let titles = |body: Value| {
+        let app = &app;
+        async move {
+            let reply = app.team("feedbacks.list", body).await;
+            let total = reply.total();
+            let titles: Vec<String> = reply.each("title").into_iter().map(String::from).collect();
+            assert_eq!(reply.body["pagination"]["count"], total);
+            (titles, total)
+        }
+    };
+    // Newest first by default.
+    let (all, total) = titles(json!({})).await;
+    assert_eq!(total, 5);
+    assert_eq!(all, ["Slack", "Webhooks", "Import", "Export", "Dark mode"]);
+    assert_eq!(titles(json!({"sortBy": "newest"})).await.0, all);
+    assert_eq!(
+        titles(json!({"status": "planned"})).await,
+        (vec!["Import".to_owned(), "Dark mode".to_owned()], 2)
+    );
+    assert_eq!(
+        titles(json!({"status": ["completed", "in_progress"]}))
+            .await
+            .0,
+        ["Webhooks", "Export"]
+    );
+    assert_eq!(
+        titles(json!({"boardId": board["id"]})).await.0,
+        ["Webhooks", "Dark mode"]
+    );
+    assert_eq!(
+        titles(json!({"search": "dArK"})).await.0,
+        ["Export", "Dark mode"]
+    );
+    assert_eq!(
+        titles(json!({"search": "dark", "status": "planned", "boardId": board["id"]}))
+            .await
+            .0,
+        ["Dark mode"]
+    );
+    // Pages.
+    let page = app
+        .team("feedbacks.list", json!({"limit": 2, "offset": 1}))
+        .await;
+    assert_eq!(page.each("title"), ["Webhooks", "Import"]);
+    assert_eq!(
+        page.body["pagination"],
+        json!({"total": 5, "count": 5, "limit": 2, "offset": 1})
+    );
+    let defaults = app.team("feedbacks.list", json!({})).await;
+    assert_eq!(
+        defaults.body["pagination"],
+        json!({"total": 5, "count": 5, "limit": 20, "offset": 0})
+    );
+    let clamped = app.team("feedbacks.list", json!({"limit": 1000})).await;
+    assert_eq!(clamped.body["pagination"]["limit"], 100);
+    app.team("feedbacks.list", json!({"status": "open"}))
+        .await
+        .assert_status(400);
+    // The public list takes the same filters.
+    let public = app
+        .team(
+            "public/feedbacks.list",
+            json!({"status": "planned", "search": "DARK"}),
+        )
+        .await;
+    assert_eq!(public.each("title"), ["Dark mode"]);
+    assert_eq!(public.total(), 1);
+}
+
+async fn the_public_list_shows_only_published_public_feedback(app: TestApp) {
+    let public = app.board(json!({"name": "Public"})).await;
+    let private = app
+        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
+        .await;
+    let moderated = app
+        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
+        .await;
+    let (_, code) = app.identify("lister@example.com").await;
+    app.feedback(json!({"title": "On public", "boardId": public["id"]}))
+        .await;
+    app.feedback(json!({"title": "On private", "boardId": private["id"]}))
+        .await;
+    app.feedback(json!({"title": "No board"})).await;
+    app.public_feedback(
+        &code,
+        json!({"title": "Unpublished", "boardId": moderated["id"]}),
+    )
+    .await;
+    let archived = app.feedback(json!({"title": "Archived"})).await;
+    app.team("feedbacks.archive", json!({"id": archived["id"]}))
+        .await
+        .ok();
+    for token in [&app.key, &code] {
+        let reply = app
+            .call("public/feedbacks.list", Some(token), json!({}))
+            .await;
+        assert_eq!(reply.each("title"), ["No board", "On public"]);
+        assert_eq!(reply.total(), 2);
+        // `archived` is a team-only filter.
+        let asked = app
+            .call(
+                "public/feedbacks.list",
+                Some(token),
+                json!({"archived": true}),
+            )
+            .await;
+        assert_eq!(asked.each("title"), ["No board", "On public"]);
+    }
+    app.call(
+        "public/feedbacks.info",
+        Some(&code),
+        json!({"feedbackId": private_item(&app).await}),
+    )
+    .await
+    .assert_error(404, "Feedback not found");
+    assert_eq!(app.team("feedbacks.list", json!({})).await.total(), 4);
+}
+
+/// The id of the item on the private board (the team list sees it).
+async fn private_item(app: &TestApp) -> Value {
+    let reply = app
+        .team("feedbacks.list", json!({"search": "On private"}))
+        .await;
+    reply.ok()[0]["id"].clone()
+}
