@@ -193,14 +193,15 @@ pub trait FeedbackStore: Send + Sync {
         query: &CommentQuery,
     ) -> StoreResult<Paged<CommentView>>;
 
-    /// Starts or stops the subscriber following the item (idempotent). `false` when the item
-    /// is gone.
+    /// Starts (from `at`; an existing follow keeps its start) or stops the subscriber
+    /// following the item; idempotent. `false` when the item is gone.
     async fn set_following(
         &self,
         team: TeamId,
         feedback: FeedbackId,
         subscriber: SubscriberId,
         follow: bool,
+        at: Timestamp,
     ) -> StoreResult<bool>;
     /// The item's followers, in the order they started following.
     async fn followers(&self, team: TeamId, feedback: FeedbackId)

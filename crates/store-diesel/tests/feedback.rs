@@ -614,7 +614,7 @@ async fn deleting_an_item_removes_its_comments_votes_and_follows(env: Env) {
             .await
             .unwrap());
         assert!(store
-            .set_following(a, i.id, SubscriberId::new(), true)
+            .set_following(a, i.id, SubscriberId::new(), true, t0())
             .await
             .unwrap());
     }
@@ -669,7 +669,10 @@ async fn deleting_an_item_removes_its_comments_votes_and_follows(env: Env) {
         .insert_comment(&comment(a, f.id, jane.id, "late", t0()), &[])
         .await
         .unwrap());
-    assert!(!store.set_following(a, f.id, jane.id, true).await.unwrap());
+    assert!(!store
+        .set_following(a, f.id, jane.id, true, t0())
+        .await
+        .unwrap());
 }
 
 async fn lists_are_ordered_newest_top_and_trending(env: Env) {
@@ -1063,17 +1066,23 @@ async fn follows_are_idempotent_and_in_order(env: Env) {
     store.insert_feedback(&f, &[]).await.unwrap();
     let fan = SubscriberId::new();
 
-    assert!(store.set_following(a, f.id, fan, true).await.unwrap());
-    assert!(store.set_following(a, f.id, fan, true).await.unwrap());
+    assert!(store.set_following(a, f.id, fan, true, t0()).await.unwrap());
+    assert!(store.set_following(a, f.id, fan, true, t0()).await.unwrap());
     // The creator followed at creation (t0), the fan later (now).
     assert_eq!(store.followers(a, f.id).await.unwrap(), vec![creator, fan]);
-    assert!(store.set_following(a, f.id, creator, false).await.unwrap());
-    assert!(store.set_following(a, f.id, creator, false).await.unwrap());
+    assert!(store
+        .set_following(a, f.id, creator, false, t0())
+        .await
+        .unwrap());
+    assert!(store
+        .set_following(a, f.id, creator, false, t0())
+        .await
+        .unwrap());
     assert_eq!(store.followers(a, f.id).await.unwrap(), vec![fan]);
 
-    assert!(!store.set_following(b, f.id, fan, true).await.unwrap());
+    assert!(!store.set_following(b, f.id, fan, true, t0()).await.unwrap());
     assert!(!store
-        .set_following(a, FeedbackId::new(), fan, true)
+        .set_following(a, FeedbackId::new(), fan, true, t0())
         .await
         .unwrap());
     assert!(store.followers(b, f.id).await.unwrap().is_empty());

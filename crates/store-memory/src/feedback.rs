@@ -17,7 +17,6 @@ use sounding_domain::{
     subscriber::Subscriber,
     timestamp::Timestamp,
 };
-use time::OffsetDateTime;
 
 use crate::{MemoryStore, State};
 
@@ -372,17 +371,14 @@ impl FeedbackStore for MemoryStore {
         feedback: FeedbackId,
         subscriber: SubscriberId,
         follow: bool,
+        at: Timestamp,
     ) -> StoreResult<bool> {
         let mut s = self.state();
         let Some(row) = s.row_mut(team, feedback) else {
             return Ok(false);
         };
         if follow {
-            // The port takes no time: a follow asked for starts now, as in the database.
-            row.follow(
-                subscriber,
-                Timestamp::from_offset(OffsetDateTime::now_utc()),
-            );
+            row.follow(subscriber, at);
         } else {
             row.follows.retain(|f| f.subscriber != subscriber);
         }

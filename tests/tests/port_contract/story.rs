@@ -1034,7 +1034,7 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
         let c = comment(f, commenter.id, "me too", false, t0().plus_seconds(20));
         assert!(store.insert_comment(&c, &[]).await.unwrap());
         assert!(store
-            .set_following(team, f.id, follower.id, true)
+            .set_following(team, f.id, follower.id, true, t0().plus_seconds(3600))
             .await
             .unwrap());
     }
@@ -1088,7 +1088,7 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     let late = comment(&item, follower.id, "late", false, t0().plus_seconds(90));
     assert!(!store.insert_comment(&late, &[]).await.unwrap());
     assert!(!store
-        .set_following(team, item.id, follower.id, true)
+        .set_following(team, item.id, follower.id, true, t0().plus_seconds(3600))
         .await
         .unwrap());
     let e_again = event(team, EventKind::FeedbacksDelete, t0().plus_seconds(61), 3);
@@ -1658,7 +1658,6 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
     let creator = subscriber(&*store, team, "creator@example.com").await;
     let a = subscriber(&*store, team, "a@example.com").await;
     let b = subscriber(&*store, team, "b@example.com").await;
-    // Fixture instants lie before the wall clock, so a follow asked for now comes after them.
     let created = at("2026-03-05T00:00:00.001Z");
     let item = stored_feedback(
         &*store,
@@ -1692,11 +1691,11 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
     );
 
     assert!(store
-        .set_following(team, item.id, b.id, true)
+        .set_following(team, item.id, b.id, true, created.plus_seconds(3600))
         .await
         .unwrap());
     assert!(store
-        .set_following(team, item.id, b.id, true)
+        .set_following(team, item.id, b.id, true, created.plus_seconds(3600))
         .await
         .unwrap());
     assert_eq!(
@@ -1704,7 +1703,7 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
         vec![creator.id, a.id, b.id]
     );
     assert!(store
-        .set_following(team, item.id, a.id, true)
+        .set_following(team, item.id, a.id, true, created.plus_seconds(3600))
         .await
         .unwrap());
     assert_eq!(
@@ -1714,21 +1713,19 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
     );
 
     assert!(store
-        .set_following(team, item.id, a.id, false)
+        .set_following(team, item.id, a.id, false, t0())
         .await
         .unwrap());
     assert!(store
-        .set_following(team, item.id, a.id, false)
+        .set_following(team, item.id, a.id, false, t0())
         .await
         .unwrap());
     assert_eq!(
         store.followers(team, item.id).await.unwrap(),
         vec![creator.id, b.id]
     );
-    // Follows started within one millisecond would tie; these are apart.
-    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     assert!(store
-        .set_following(team, item.id, a.id, true)
+        .set_following(team, item.id, a.id, true, created.plus_seconds(7200))
         .await
         .unwrap());
     assert_eq!(
@@ -1737,7 +1734,7 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
         "a new follow goes last"
     );
     assert!(store
-        .set_following(team, item.id, creator.id, false)
+        .set_following(team, item.id, creator.id, false, t0())
         .await
         .unwrap());
     assert_eq!(
@@ -1749,15 +1746,15 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
     // Another team's item, or a missing one, cannot be followed.
     let outsider = subscriber(&*store, other, "outsider@example.com").await;
     assert!(!store
-        .set_following(other, item.id, outsider.id, true)
+        .set_following(other, item.id, outsider.id, true, created.plus_seconds(3600))
         .await
         .unwrap());
     assert!(!store
-        .set_following(other, item.id, b.id, false)
+        .set_following(other, item.id, b.id, false, t0())
         .await
         .unwrap());
     assert!(!store
-        .set_following(team, FeedbackId::new(), b.id, true)
+        .set_following(team, FeedbackId::new(), b.id, true, created.plus_seconds(3600))
         .await
         .unwrap());
     assert_eq!(store.followers(other, item.id).await.unwrap(), vec![]);

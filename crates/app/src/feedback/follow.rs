@@ -3,7 +3,7 @@
 
 use sounding_domain::{
     access::{Caller, SubscriberSession},
-    ports::Store,
+    ports::{Clock, Store},
     FeedbackId,
 };
 
@@ -12,33 +12,36 @@ use crate::error::AppResult;
 
 pub async fn follow_feedback(
     store: &dyn Store,
+    clock: &dyn Clock,
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
     let id = required_feedback_id("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
     readable_feedback(store, &caller, id).await?;
-    set(store, session, id, true).await
+    set(store, clock, session, id, true).await
 }
 
 pub async fn unfollow_feedback(
     store: &dyn Store,
+    clock: &dyn Clock,
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
     let id = required_feedback_id("feedbackId", feedback_id)?;
-    set(store, session, id, false).await
+    set(store, clock, session, id, false).await
 }
 
 async fn set(
     store: &dyn Store,
+    clock: &dyn Clock,
     session: &SubscriberSession,
     id: FeedbackId,
     follow: bool,
 ) -> AppResult<FeedbackId> {
     let subscriber = &session.subscriber;
     if store
-        .set_following(subscriber.team_id, id, subscriber.id, follow)
+        .set_following(subscriber.team_id, id, subscriber.id, follow, clock.now())
         .await?
     {
         Ok(id)

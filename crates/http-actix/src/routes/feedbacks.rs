@@ -362,8 +362,13 @@ pub async fn subscribe(
     caller: SubscriberCaller,
     Params(params): Params<PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id =
-        feedback::follow_feedback(&*state.store, &caller.0, params.feedback_id.as_deref()).await?;
+    let id = feedback::follow_feedback(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.feedback_id.as_deref(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(FeedbackDoneResponse::new(id)))
 }
 
@@ -385,7 +390,12 @@ pub async fn unsubscribe(
     caller: SubscriberCaller,
     Params(params): Params<PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = feedback::unfollow_feedback(&*state.store, &caller.0, params.feedback_id.as_deref())
-        .await?;
+    let id = feedback::unfollow_feedback(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.feedback_id.as_deref(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(FeedbackDoneResponse::new(id)))
 }

@@ -21,7 +21,6 @@ use sounding_domain::{
     ports::{FeedbackStore, StoreResult},
     timestamp::Timestamp,
 };
-use time::OffsetDateTime;
 
 use self::rows::{
     follow, subscribers_by_id, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow, VoteRow,
@@ -419,14 +418,14 @@ impl FeedbackStore for DieselStore {
         feedback: FeedbackId,
         subscriber: SubscriberId,
         follow_it: bool,
+        at: Timestamp,
     ) -> StoreResult<bool> {
         let (team, id, subscriber) = (
             team.to_string(),
             feedback.to_string(),
             subscriber.to_string(),
         );
-        // The port passes no clock; when the follow started is the store's own bookkeeping.
-        let now = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+        let now = to_db_time(at);
         self.run(move |conn| {
             write_tx(conn, |conn| {
                 if lock_item(conn, &team, &id, Lock::KeyShare)?.is_none() {
