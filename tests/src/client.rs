@@ -84,9 +84,26 @@ impl Reply {
             .expect("pagination.total")
     }
 
+    /// Asserts status and the exact body, for replies other than `{"error", "statusCode"}`.
+    pub fn assert_body(&self, status: u16, body: Value) {
+        assert_eq!(
+            (self.status, &self.body),
+            (status, &body),
+            "unexpected reply"
+        );
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
+}
+
+/// The names of an object's fields.
+pub fn field_names(value: &Value) -> std::collections::BTreeSet<&str> {
+    let object = value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"));
+    object.keys().map(String::as_str).collect()
 }
 
 /// Asserts an RFC 3339 UTC timestamp with milliseconds: `2026-11-22T10:04:05.123Z`.

@@ -2,7 +2,7 @@
 //! PostgreSQL database), the real HTTP stack bound to 127.0.0.1:0, and the default team's
 //! owner key from first start.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use sounding_app::{
@@ -12,8 +12,8 @@ use sounding_app::{
 use sounding_domain::{
     access::Role,
     event::StoredEvent,
-    ports::{Clock, OutboxStore},
-    TeamId,
+    ports::{Clock, OutboxStore, SubscriberStore, TopicStore},
+    SubscriberId, TeamId, Timestamp, TopicId,
 };
 use sounding_server::{Config, Running};
 
@@ -22,6 +22,31 @@ use crate::client::{Reply, SECRET};
 /// The e-mail of team `Default`'s owner, created on first start: a subscriber with this
 /// address is a team member (decisions §5).
 pub const OWNER_EMAIL: &str = "owner@default.invalid";
+
+/// A clock tests move by hand (for windows such as the topic-visit throttle). It starts at
+/// the real time, so tokens it stamps are valid for the real server too.
+#[derive(Debug)]
+pub struct ManualClock(Mutex<Timestamp>);
+
+impl ManualClock {
+    pub fn new() -> Arc<ManualClock> {
+        Arc::new(ManualClock(Mutex::new(
+            sounding_server::system_clock().now(),
+        )))
+    }
+
+    /// Moves the clock `secs` seconds on.
+    pub fn advance(&self, secs: i64) {
+        let mut now = self.0.lock().expect("clock lock");
+        *now = now.plus_seconds(secs);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Timestamp {
+        *self.0.lock().expect("clock lock")
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
@@ -197,5 +222,63 @@ impl TestApp {
     /// `feedback-boards.create` with the owner key, asserting a 200: the new board.
     pub async fn board(&self, body: Value) -> Value {
         self.team("feedback-boards.create", body).await.ok().clone()
+    }
+
+    /// `op` with the owner key, asserting a 200: `data`.
+    pub async fn team_data(&self, op: &str, body: Value) -> Value {
+        self.team(op, body).await.ok().clone()
+    }
+
+    /// `roadmaps.create` with the owner key, asserting a 200: the new roadmap.
+    pub async fn roadmap(&self, name: &str) -> Value {
+        self.team("roadmaps.create", json!({ "name": name }))
+            .await
+            .ok()
+            .clone()
+    }
+
+    /// `stages.create` on `roadmap` with the owner key (`body` adds name, order, meta),
+    /// asserting a 200: the new stage.
+    pub async fn stage(&self, roadmap: &Value, mut body: Value) -> Value {
+        body["roadmapId"] = roadmap["id"].clone();
+        self.team("stages.create", body).await.ok().clone()
+    }
+
+    /// `public/topics.create` with `token` on `stage` (`body` adds title and the rest),
+    /// asserting a 200: the new topic.
+    pub async fn topic(&self, token: &str, stage: &Value, mut body: Value) -> Value {
+        body["roadmapId"] = stage["roadmapId"].clone();
+        body["stageId"] = stage["id"].clone();
+        self.call("public/topics.create", Some(token), body)
+            .await
+            .ok()
+            .clone()
+    }
+
+    /// The default team's subscriber `id` as stored: `(name, email)`.
+    pub async fn stored_subscriber(&self, id: &Value) -> (String, Option<String>) {
+        let team = TeamId::parse("teamId", &self.team_id).expect("team id");
+        let id = SubscriberId::parse("id", id.as_str().expect("a subscriber id"))
+            .expect("subscriber id");
+        let found = self
+            .running
+            .store
+            .subscriber(team, id)
+            .await
+            .expect("subscriber read")
+            .expect("the subscriber exists");
+        (found.name, found.email.map(|e| e.as_str().to_owned()))
+    }
+
+    /// The followers of the default team's topic `id`, by follow time.
+    pub async fn topic_followers(&self, id: &Value) -> Vec<String> {
+        let team = TeamId::parse("teamId", &self.team_id).expect("team id");
+        let id = TopicId::parse("id", id.as_str().expect("a topic id")).expect("topic id");
+        let followers = self.running.store.topic_followers(team, id).await;
+        followers
+            .expect("followers read")
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect()
     }
 }

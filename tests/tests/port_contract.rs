@@ -1,12 +1,17 @@
-//! The port-contract suite: one story of storage behaviour (`port_contract/story.rs`) run
+//! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
+//! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics) run
 //! against every adapter — the in-memory store, diesel on SQLite and diesel on PostgreSQL —
 //! so all three keep the same promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL`
 //! names a server (and must under `CI=true`); otherwise it is skipped loudly.
 
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
+#[path = "port_contract/roadmaps.rs"]
+mod roadmaps;
 #[path = "port_contract/story.rs"]
 mod story;
+#[path = "port_contract/topics.rs"]
+mod topics;
 
 use std::sync::Arc;
 
@@ -70,20 +75,20 @@ async fn migrated(url: &str, engine: Engine) -> DieselStore {
     store
 }
 
-/// One `#[tokio::test]` per backend for each check in `story`.
+/// One `#[tokio::test]` per backend for each check, named `module: [check, …]`.
 macro_rules! port_contract {
-    ($($check:ident),* $(,)?) => {
-        port_contract!(@backend memory; $($check),*);
-        port_contract!(@backend sqlite; $($check),*);
-        port_contract!(@backend postgres; $($check),*);
+    ($($module:ident: [$($check:ident),* $(,)?]),* $(,)?) => {
+        port_contract!(@backend memory; $($($module::$check),*),*);
+        port_contract!(@backend sqlite; $($($module::$check),*),*);
+        port_contract!(@backend postgres; $($($module::$check),*),*);
     };
-    (@backend $backend:ident; $($check:ident),*) => {
+    (@backend $backend:ident; $($module:ident::$check:ident),*) => {
         mod $backend {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $check() {
                     if let Some(backend) = super::$backend().await {
-                        super::story::$check(backend.store.clone()).await;
+                        super::$module::$check(backend.store.clone()).await;
                     }
                 }
             )*
@@ -92,31 +97,57 @@ macro_rules! port_contract {
 }
 
 port_contract!(
-    a_team_is_created_with_its_owner_and_key,
-    a_taken_subdomain_is_a_conflict_and_writes_nothing,
-    team_settings_are_updated_in_place,
-    api_keys_are_found_by_hash_until_deleted,
-    identify_creates_then_merges,
-    concurrent_identify_of_one_email_creates_one_subscriber,
-    revoking_tokens_bumps_the_version_within_the_team,
-    boards_are_ordered_and_filtered,
-    board_slugs_are_unique_per_team,
-    boards_are_deleted_only_by_their_team,
-    the_outbox_keeps_each_team_s_events_in_append_order,
-    settings_keep_the_first_value_even_under_concurrency,
-    timestamps_and_meta_round_trip_exactly,
-    feedback_round_trips_with_board_creator_and_counts,
-    a_taken_url_id_is_a_conflict_and_writes_nothing,
-    updates_replace_fields_and_append_events_only_when_found,
-    delete_removes_comments_votes_and_follows,
-    votes_are_one_per_subscriber_and_counted,
-    concurrent_votes_are_all_counted,
-    concurrent_repeated_votes_count_once,
-    retracting_is_idempotent,
-    comments_are_paged_sorted_and_private_ones_filtered,
-    following_is_idempotent_and_creators_and_commenters_follow,
-    lists_filter_by_scope_status_board_and_search,
-    lists_sort_newest_top_and_trending,
-    board_feedback_count_and_delete_refusal,
-    events_are_appended_with_the_writes,
+    story: [
+        a_team_is_created_with_its_owner_and_key,
+        a_taken_subdomain_is_a_conflict_and_writes_nothing,
+        team_settings_are_updated_in_place,
+        api_keys_are_found_by_hash_until_deleted,
+        identify_creates_then_merges,
+        concurrent_identify_of_one_email_creates_one_subscriber,
+        revoking_tokens_bumps_the_version_within_the_team,
+        boards_are_ordered_and_filtered,
+        board_slugs_are_unique_per_team,
+        boards_are_deleted_only_by_their_team,
+        the_outbox_keeps_each_team_s_events_in_append_order,
+        settings_keep_the_first_value_even_under_concurrency,
+        timestamps_and_meta_round_trip_exactly,
+        feedback_round_trips_with_board_creator_and_counts,
+        a_taken_url_id_is_a_conflict_and_writes_nothing,
+        updates_replace_fields_and_append_events_only_when_found,
+        delete_removes_comments_votes_and_follows,
+        votes_are_one_per_subscriber_and_counted,
+        concurrent_votes_are_all_counted,
+        concurrent_repeated_votes_count_once,
+        retracting_is_idempotent,
+        comments_are_paged_sorted_and_private_ones_filtered,
+        following_is_idempotent_and_creators_and_commenters_follow,
+        lists_filter_by_scope_status_board_and_search,
+        lists_sort_newest_top_and_trending,
+        board_feedback_count_and_delete_refusal,
+        events_are_appended_with_the_writes,
+    ],
+    roadmaps: [
+        roadmaps_are_listed_oldest_first_and_updated_within_their_team,
+        stage_orders_stay_gapless_through_inserts_moves_and_deletes,
+        concurrent_stage_writes_keep_orders_distinct_and_gapless,
+        stages_count_their_published_topics,
+        stage_delete_is_refused_while_it_holds_topics_unless_forced,
+        roadmap_delete_is_refused_while_it_holds_topics_unless_forced,
+    ],
+    topics: [
+        topics_round_trip_with_stage_creator_and_counts,
+        a_taken_topic_url_id_is_a_conflict_and_writes_nothing,
+        topic_updates_keep_counts_and_visits,
+        topic_delete_removes_comments_votes_follows_and_visits,
+        topic_lists_filter_sort_and_page,
+        topic_visits_count_once_per_viewer_per_window,
+        concurrent_topic_visits_count_each_viewer_once,
+        topic_votes_are_one_per_subscriber_and_counted,
+        concurrent_topic_votes_are_all_counted,
+        retracting_a_topic_vote_is_idempotent,
+        comment_threads_hold_every_reply_under_their_root,
+        public_threads_hide_unpublished_and_private_stage_topics,
+        topic_following_is_idempotent_and_creators_and_commenters_follow,
+        topic_events_are_appended_with_the_writes,
+    ],
 );

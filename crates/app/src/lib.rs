@@ -3,13 +3,16 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod automation;
 pub mod boards;
 pub mod error;
 pub mod feedback;
 pub mod feedback_comments;
 pub mod feedback_votes;
+pub mod roadmaps;
 pub mod subscribers;
 pub mod teams;
+pub mod topics;
 pub mod wire;
 
 pub use error::{AppError, AppResult, AuthError, Literal};

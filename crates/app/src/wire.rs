@@ -10,8 +10,13 @@ use sounding_domain::{
     feedback_comment::CommentView,
     feedback_vote::FeedbackVote,
     meta::Meta,
+    slug,
     subscriber::Subscriber,
-    BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId, Timestamp,
+    topic::{StageRef, TopicView},
+    topic_comment::{CommentThread, TopicCommentView},
+    topic_vote::TopicVote,
+    BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, RoadmapId, StageId, SubscriberId,
+    TeamId, Timestamp, TopicCommentId, TopicId, TopicVoteId,
 };
 
 /// A subscriber as shown with the things they wrote.
@@ -216,6 +221,214 @@ impl From<&FeedbackVote> for VoteJson {
             id: v.id,
             feedback_id: v.feedback_id,
             subscriber_id: v.subscriber_id,
+            created_at: v.created_at,
+        }
+    }
+}
+
+/// The stage a topic is on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StageSummary {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: StageId,
+    pub name: String,
+    pub order: i64,
+}
+
+impl From<&StageRef> for StageSummary {
+    fn from(s: &StageRef) -> Self {
+        Self {
+            id: s.id,
+            name: s.name.clone(),
+            order: s.order,
+        }
+    }
+}
+
+/// A topic (feature request) on a roadmap stage.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TopicJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: TopicId,
+    #[cfg_attr(feature = "openapi", schema(example = "p2k9x0a2mq"))]
+    pub url_id: String,
+    #[cfg_attr(feature = "openapi", schema(example = "/dark-mode-p2k9x0a2mq"))]
+    pub url: String,
+    pub title: String,
+    /// Defaults to the title.
+    pub description: String,
+    pub text: String,
+    /// Null while awaiting moderation.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub published_at: Option<Timestamp>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub updated_at: Timestamp,
+    /// Views, counted once per viewer per 2 minutes.
+    pub visits: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub roadmap_id: RoadmapId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub stage_id: StageId,
+    pub stage: StageSummary,
+    /// The creator.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub subscriber_id: SubscriberId,
+    pub vote_count: i64,
+    pub comment_count: i64,
+    /// Only `ctaTitle`, `ctaLink`, `ctaImage`, `description`, `feedback`, `projectId`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub meta: Meta,
+}
+
+impl From<&TopicView> for TopicJson {
+    fn from(view: &TopicView) -> Self {
+        let t = &view.topic;
+        Self {
+            id: t.id,
+            url_id: t.url_id.clone(),
+            url: t.url(),
+            title: t.title.clone(),
+            description: t.description.clone(),
+            text: t.text.clone(),
+            published_at: t.published_at,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+            visits: t.visits,
+            roadmap_id: t.roadmap_id,
+            stage_id: t.stage_id,
+            stage: (&view.stage).into(),
+            subscriber_id: t.subscriber_id,
+            vote_count: view.vote_count,
+            comment_count: view.comment_count,
+            meta: t.meta.clone(),
+        }
+    }
+}
+
+/// The author of a topic comment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CommentAuthor {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: SubscriberId,
+    pub name: String,
+    pub email: Option<String>,
+}
+
+impl From<&Subscriber> for CommentAuthor {
+    fn from(s: &Subscriber) -> Self {
+        Self {
+            id: s.id,
+            name: s.name.clone(),
+            email: s.email.as_ref().map(|e| e.as_str().to_owned()),
+        }
+    }
+}
+
+/// The topic a comment is on, in team-wide comment lists.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TopicSummary {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: TopicId,
+    pub title: String,
+    pub url: String,
+}
+
+/// A comment on a topic. In lists, a top-level comment carries `replies` (every comment below
+/// it, oldest first) and, when the list spans the team, `topic`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TopicCommentJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: TopicCommentId,
+    pub text: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub topic_id: TopicId,
+    /// The author (a subscriber).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub creator_id: SubscriberId,
+    /// Null for a top-level comment.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Uuid))]
+    pub parent_id: Option<TopicCommentId>,
+    /// `widget`, `api` or `email`.
+    pub source: &'static str,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub updated_at: Timestamp,
+    /// `{id, name, email}`; null when the subscriber was deleted.
+    pub subscriber: Option<CommentAuthor>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<TopicSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(no_recursion))]
+    pub replies: Option<Vec<TopicCommentJson>>,
+}
+
+impl From<&TopicCommentView> for TopicCommentJson {
+    fn from(view: &TopicCommentView) -> Self {
+        let c = &view.comment;
+        Self {
+            id: c.id,
+            text: c.text.clone(),
+            topic_id: c.topic_id,
+            creator_id: c.creator_id,
+            parent_id: c.parent_id,
+            source: c.source.as_str(),
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            subscriber: view.author.as_ref().map(CommentAuthor::from),
+            topic: None,
+            replies: None,
+        }
+    }
+}
+
+impl TopicCommentJson {
+    /// A thread as listed; `with_topic` for team-wide lists.
+    pub fn thread(thread: &CommentThread, with_topic: bool) -> Self {
+        let mut json = Self::from(&thread.root);
+        json.replies = Some(thread.replies.iter().map(Self::from).collect());
+        if with_topic {
+            let t = &thread.root.topic;
+            json.topic = Some(TopicSummary {
+                id: t.id,
+                title: t.title.clone(),
+                url: slug::url_path(&t.title, &t.url_id),
+            });
+        }
+        json
+    }
+}
+
+/// A vote on a topic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TopicVoteJson {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: TopicVoteId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub topic_id: TopicId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub creator_id: SubscriberId,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
+}
+
+impl From<&TopicVote> for TopicVoteJson {
+    fn from(v: &TopicVote) -> Self {
+        Self {
+            id: v.id,
+            topic_id: v.topic_id,
+            creator_id: v.creator_id,
             created_at: v.created_at,
         }
     }

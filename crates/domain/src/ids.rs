@@ -56,6 +56,13 @@ id_type!(
     FeedbackId,
     FeedbackCommentId,
     FeedbackVoteId,
+    RoadmapId,
+    StageId,
+    TopicId,
+    TopicCommentId,
+    TopicVoteId,
+    WebhookId,
+    DeliveryId,
 );
 
 /// Parses a UUID in its hyphenated form, the only form the API hands out.

@@ -15,12 +15,20 @@ use crate::{
     feedback::{Feedback, FeedbackQuery, FeedbackView},
     feedback_comment::{CommentQuery, CommentView, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
-    ids::{ApiKeyId, BoardId, FeedbackId, SubscriberId, TeamId},
+    ids::{
+        ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId,
+        TopicId,
+    },
     page::Paged,
+    roadmap::Roadmap,
+    stage::{Stage, StageView},
     subscriber::{Identify, Subscriber},
     team::Team,
     timestamp::Timestamp,
     token::{SubscriberClaims, TokenError},
+    topic::{Topic, TopicQuery, TopicView},
+    topic_comment::{CommentThread, ThreadQuery, TopicComment},
+    topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
 
 /// What a storage adapter reports. Constraint violations the use case can act on are
@@ -48,6 +56,12 @@ pub mod conflicts {
     pub const FEEDBACK_URL_ID: &str = "feedback_url_id";
     /// A board still holds feedback and cannot be deleted.
     pub const BOARD_NOT_EMPTY: &str = "board_not_empty";
+    /// A stage still holds topics and deletion was not forced.
+    pub const STAGE_NOT_EMPTY: &str = "stage_not_empty";
+    /// A roadmap still holds topics and deletion was not forced.
+    pub const ROADMAP_NOT_EMPTY: &str = "roadmap_not_empty";
+    /// A topic's `urlId` is taken in the team (the use case draws another).
+    pub const TOPIC_URL_ID: &str = "topic_url_id";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -208,6 +222,146 @@ pub trait FeedbackStore: Send + Sync {
         -> StoreResult<Vec<SubscriberId>>;
 }
 
+/// Roadmaps and their stages. Stage orders stay 1, 2, 3… within a roadmap: every insert,
+/// move and delete renumbers the roadmap's stages in the same transaction
+/// (`sounding_domain::stage::place`), serialized per roadmap.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait RoadmapStore: Send + Sync {
+    async fn insert_roadmap(&self, roadmap: &Roadmap) -> StoreResult<()>;
+    /// The team's roadmaps, oldest first.
+    async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>>;
+    async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>>;
+    /// Saves name and description; `false` when it is gone.
+    async fn update_roadmap(&self, roadmap: &Roadmap) -> StoreResult<bool>;
+    /// Removes the roadmap and its stages; `false` when there was none. While it holds topics:
+    /// conflict `roadmap_not_empty` unless `force`, which removes the topics too (with their
+    /// comments, votes, follows and visits).
+    async fn delete_roadmap(&self, team: TeamId, id: RoadmapId, force: bool) -> StoreResult<bool>;
+
+    /// Inserts the stage at `position` (1-based, clamped; last when `None`), renumbering the
+    /// others. Returns the stage as stored (its final `order`), or `None` when the roadmap is
+    /// gone (nothing written).
+    async fn insert_stage(
+        &self,
+        stage: &Stage,
+        position: Option<i64>,
+    ) -> StoreResult<Option<Stage>>;
+    /// The roadmap's stages by `order`, with published-topic counts; private ones only when
+    /// asked.
+    async fn stages(
+        &self,
+        team: TeamId,
+        roadmap: RoadmapId,
+        include_private: bool,
+    ) -> StoreResult<Vec<StageView>>;
+    async fn stage(&self, team: TeamId, id: StageId) -> StoreResult<Option<StageView>>;
+    /// Saves name and meta, and moves the stage to `position` when given (renumbering the
+    /// others). The stage as stored, or `None` when it is gone.
+    async fn update_stage(
+        &self,
+        stage: &Stage,
+        position: Option<i64>,
+    ) -> StoreResult<Option<Stage>>;
+    /// Removes the stage and closes the gap; `false` when there was none. While it holds
+    /// topics: conflict `stage_not_empty` unless `force`, which removes them too.
+    async fn delete_stage(&self, team: TeamId, id: StageId, force: bool) -> StoreResult<bool>;
+}
+
+/// Topics with their threaded comments, votes, followers and visits. Writes take their events
+/// and append them in the same transaction; vote and comment counts stay equal to the rows.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait TopicStore: Send + Sync {
+    /// Inserts `new_creator` first when given (an anonymous subscriber), then the topic (counts
+    /// and visits 0) and the creator's follow. Conflict `topic_url_id` (nothing written) when the
+    /// team has the `url_id`. The topic's stage must exist (the use case checked it).
+    async fn insert_topic(
+        &self,
+        topic: &Topic,
+        new_creator: Option<Subscriber>,
+        events: &[NewEvent],
+    ) -> StoreResult<()>;
+    async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>>;
+    async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>>;
+    /// Saves every field but counts and visits; `false` (no events) when it is gone.
+    async fn update_topic(&self, topic: &Topic, events: &[NewEvent]) -> StoreResult<bool>;
+    /// Removes the topic with its comments, votes, follows and visits.
+    async fn delete_topic(
+        &self,
+        team: TeamId,
+        id: TopicId,
+        events: &[NewEvent],
+    ) -> StoreResult<bool>;
+    /// One page of topics and the total, in a constant number of statements.
+    async fn list_topics(&self, team: TeamId, query: &TopicQuery) -> StoreResult<Paged<TopicView>>;
+    /// Counts a view by `viewer` unless that viewer was counted for the topic within the last
+    /// `window_seconds`; the visits after. `None` when the topic is gone. Atomic per viewer.
+    async fn record_topic_visit(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        viewer: &str,
+        now: Timestamp,
+        window_seconds: i64,
+    ) -> StoreResult<Option<i64>>;
+
+    /// Records the vote unless the subscriber already voted (`AlreadyVoted`, nothing written).
+    /// `None` when the topic is gone.
+    async fn cast_topic_vote(
+        &self,
+        team: TeamId,
+        vote: &TopicVote,
+        events: &[NewEvent],
+    ) -> StoreResult<Option<TopicVoteOutcome>>;
+    /// Removes the subscriber's vote if any; the count after. `None` when the topic is gone.
+    async fn retract_topic_vote(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<Option<i64>>;
+    async fn topic_vote_state(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        subscriber: Option<SubscriberId>,
+    ) -> StoreResult<Option<TopicVoteState>>;
+
+    /// Inserts the comment (its `root_id` set by the use case), counts it, and makes the author
+    /// a follower. `false` (nothing written) when the topic is gone.
+    async fn insert_topic_comment(
+        &self,
+        comment: &TopicComment,
+        events: &[NewEvent],
+    ) -> StoreResult<bool>;
+    async fn topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+    ) -> StoreResult<Option<TopicComment>>;
+    /// One page of top-level comments with every reply of each (oldest first), and the number
+    /// of top-level comments in scope. A constant number of statements.
+    async fn comment_threads(
+        &self,
+        team: TeamId,
+        query: &ThreadQuery,
+    ) -> StoreResult<Paged<CommentThread>>;
+
+    /// Starts (from `at`) or stops following; idempotent. `false` when the topic is gone.
+    async fn set_topic_following(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        subscriber: SubscriberId,
+        follow: bool,
+        at: Timestamp,
+    ) -> StoreResult<bool>;
+    /// The topic's followers by follow time, then id.
+    async fn topic_followers(&self, team: TeamId, topic: TopicId)
+        -> StoreResult<Vec<SubscriberId>>;
+}
+
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait OutboxStore: Send + Sync {
@@ -229,7 +383,15 @@ pub trait SettingsStore: Send + Sync {
 
 /// Everything a complete storage adapter provides.
 pub trait Store:
-    TeamStore + AccessStore + SubscriberStore + BoardStore + FeedbackStore + OutboxStore + SettingsStore
+    TeamStore
+    + AccessStore
+    + SubscriberStore
+    + BoardStore
+    + FeedbackStore
+    + RoadmapStore
+    + TopicStore
+    + OutboxStore
+    + SettingsStore
 {
 }
 
@@ -239,9 +401,80 @@ impl<T> Store for T where
         + SubscriberStore
         + BoardStore
         + FeedbackStore
+        + RoadmapStore
+        + TopicStore
         + OutboxStore
         + SettingsStore
 {
+}
+
+/// Webhook subscriptions and their durable deliveries. Events reach deliveries by fan-out from
+/// the outbox; workers lease due deliveries so no two send the same attempt at once.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait WebhookStore: Send + Sync {
+    async fn insert_webhook(
+        &self,
+        webhook: &crate::webhook::WebhookSubscription,
+    ) -> StoreResult<()>;
+    /// The team's subscriptions, oldest first.
+    async fn webhooks(&self, team: TeamId)
+        -> StoreResult<Vec<crate::webhook::WebhookSubscription>>;
+    async fn webhook(
+        &self,
+        team: TeamId,
+        id: crate::ids::WebhookId,
+    ) -> StoreResult<Option<crate::webhook::WebhookSubscription>>;
+    /// Removes the subscription; its deliveries not yet done end `failed`. `false` when none.
+    async fn delete_webhook(&self, team: TeamId, id: crate::ids::WebhookId) -> StoreResult<bool>;
+
+    /// Turns up to `limit` outbox events not yet fanned out (oldest first) into one pending
+    /// delivery per subscription of the event's team and name, due at `now`, and marks the
+    /// events fanned out — one transaction. The number of events taken.
+    async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize>;
+    /// Leases up to `limit` pending deliveries due by `now` whose lease is free or expired, to
+    /// `owner` until `now + lease_seconds`. Two workers never get the same delivery.
+    async fn lease_deliveries(
+        &self,
+        owner: &str,
+        now: Timestamp,
+        lease_seconds: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<crate::webhook::LeasedDelivery>>;
+    /// Records an attempt of a delivery `owner` still leases, and releases the lease;
+    /// `Failed { unsubscribe: true }` also removes the subscription. `false` when the lease was
+    /// lost (nothing written).
+    async fn record_attempt(
+        &self,
+        id: crate::ids::DeliveryId,
+        owner: &str,
+        record: &crate::webhook::AttemptRecord,
+    ) -> StoreResult<bool>;
+    /// One page of the team's deliveries, newest first, and the total.
+    async fn deliveries(
+        &self,
+        team: TeamId,
+        query: &crate::webhook::DeliveryQuery,
+    ) -> StoreResult<Paged<crate::webhook::Delivery>>;
+    /// Makes a delivery pending again, due at `now`, with a fresh retry horizon. `false` when
+    /// it is not the team's or its subscription is gone.
+    async fn redeliver(
+        &self,
+        team: TeamId,
+        id: crate::ids::DeliveryId,
+        now: Timestamp,
+    ) -> StoreResult<bool>;
+}
+
+/// Sends one webhook attempt: signs it (Standard Webhooks), posts it, and reports what came
+/// back. Never follows redirects; refuses addresses the target policy forbids.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    async fn send(
+        &self,
+        request: &crate::webhook::WebhookRequest,
+    ) -> crate::webhook::AttemptOutcome;
 }
 
 /// The current time; injected so tests can move it.

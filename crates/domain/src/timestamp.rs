@@ -51,6 +51,12 @@ impl Timestamp {
         Self(self.0 + time::Duration::seconds(secs))
     }
 
+    /// `self` moved on by `pause`, kept to whole milliseconds.
+    pub fn plus(self, pause: std::time::Duration) -> Self {
+        let millis = i64::try_from(pause.as_millis()).unwrap_or(i64::MAX);
+        Self::from_offset(self.0.saturating_add(time::Duration::milliseconds(millis)))
+    }
+
     /// `2026-11-22T10:04:05.123Z`.
     pub fn to_rfc3339(self) -> String {
         let d = self.0;

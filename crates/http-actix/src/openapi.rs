@@ -22,14 +22,16 @@ use crate::{
     dto::{
         board::BoardMetaParams,
         common::{ErrorBody, NoParams},
+        roadmap::StageMetaParams,
     },
     routes::{
-        feedback_boards, feedback_comments, feedback_votes, feedbacks, health, subscribers, teams,
+        feedback_boards, feedback_comments, feedback_votes, feedbacks, health, roadmaps, stages,
+        subscribers, teams, topic_comments, topic_votes, topics,
     },
 };
 
 const DESCRIPTION: &str = "\
-Sounding collects product feedback for a team: boards, feedback with comments and votes, subscribers.
+Sounding collects product feedback for a team: boards, feedback with comments and votes, roadmaps with stages and topics, subscribers.
 
 Every operation is a `POST` to `/v1/<resource>.<action>` (team operations) or \
 `/v1/public/<resource>.<action>` (public operations) with a JSON object as body; parameters \
@@ -81,10 +83,32 @@ by each server instance.";
         feedback_votes::create,
         feedback_votes::delete,
         feedback_votes::info,
+        roadmaps::create,
+        roadmaps::list,
+        roadmaps::info,
+        roadmaps::update,
+        roadmaps::delete,
+        stages::create,
+        stages::update,
+        stages::delete,
+        stages::public_list,
+        stages::public_info,
+        topics::list,
+        topics::update,
+        topics::delete,
+        topics::public_create,
+        topics::public_info,
+        topics::subscribe,
+        topics::unsubscribe,
+        topic_comments::create,
+        topic_comments::list,
+        topic_votes::create,
+        topic_votes::delete,
+        topic_votes::info,
         health::healthz,
         health::readyz,
     ),
-    components(schemas(ErrorBody, NoParams, BoardMetaParams)),
+    components(schemas(ErrorBody, NoParams, BoardMetaParams, StageMetaParams)),
     modifiers(&Conventions),
     tags(
         (name = "teams", description = "The caller's team and its settings."),
@@ -93,6 +117,11 @@ by each server instance.";
         (name = "feedbacks", description = "Feedback items: posted by subscribers or the team, moderated, archived."),
         (name = "feedback-comments", description = "Comments on feedback, public or private to the team."),
         (name = "feedback-votes", description = "Votes on feedback: one per subscriber per item."),
+        (name = "roadmaps", description = "Roadmaps: sets of stages through which topics move."),
+        (name = "stages", description = "Stages of a roadmap, ordered 1, 2, 3…; public or private."),
+        (name = "topics", description = "Topics (feature requests) on roadmap stages."),
+        (name = "topic-comments", description = "Threaded comments on topics."),
+        (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -315,7 +344,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 32);
+        assert_eq!(operations.len(), 54);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -100,6 +100,11 @@ const UNIQUE_RULES: &[(&str, &str, &str)] = &[
         "feedback.team_id, feedback.url_id",
         conflicts::FEEDBACK_URL_ID,
     ),
+    (
+        "topics_team_id_url_id_key",
+        "topics.team_id, topics.url_id",
+        conflicts::TOPIC_URL_ID,
+    ),
 ];
 
 fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {

@@ -133,6 +133,96 @@ diesel::table! {
 }
 
 diesel::table! {
+    roadmaps (id) {
+        id -> Text,
+        team_id -> Text,
+        name -> Text,
+        description -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    stages (id) {
+        id -> Text,
+        team_id -> Text,
+        roadmap_id -> Text,
+        name -> Text,
+        position -> BigInt,
+        is_private -> Bool,
+        disable_moderation -> Bool,
+        color -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    topics (id) {
+        id -> Text,
+        team_id -> Text,
+        roadmap_id -> Text,
+        stage_id -> Text,
+        url_id -> Text,
+        title -> Text,
+        title_key -> Text,
+        description -> Text,
+        text -> Text,
+        subscriber_id -> Text,
+        meta -> Text,
+        visits -> BigInt,
+        vote_count -> BigInt,
+        comment_count -> BigInt,
+        published_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    topic_comments (id) {
+        id -> Text,
+        team_id -> Text,
+        topic_id -> Text,
+        creator_id -> Text,
+        parent_id -> Nullable<Text>,
+        root_id -> Text,
+        text -> Text,
+        source -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    topic_votes (id) {
+        id -> Text,
+        team_id -> Text,
+        topic_id -> Text,
+        creator_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    topic_follows (topic_id, subscriber_id) {
+        topic_id -> Text,
+        subscriber_id -> Text,
+        team_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    topic_visits (topic_id, viewer) {
+        topic_id -> Text,
+        viewer -> Text,
+        last_counted_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     outbox_events (seq) {
         seq -> BigInt,
         id -> Text,
@@ -161,6 +251,14 @@ diesel::joinable!(feedback -> feedback_boards (board_id));
 diesel::joinable!(feedback_votes -> feedback (feedback_id));
 diesel::joinable!(feedback_comments -> feedback (feedback_id));
 diesel::joinable!(feedback_follows -> feedback (feedback_id));
+diesel::joinable!(roadmaps -> teams (team_id));
+diesel::joinable!(stages -> roadmaps (roadmap_id));
+diesel::joinable!(topics -> roadmaps (roadmap_id));
+diesel::joinable!(topics -> stages (stage_id));
+diesel::joinable!(topic_comments -> topics (topic_id));
+diesel::joinable!(topic_votes -> topics (topic_id));
+diesel::joinable!(topic_follows -> topics (topic_id));
+diesel::joinable!(topic_visits -> topics (topic_id));
 diesel::joinable!(outbox_events -> teams (team_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -173,6 +271,13 @@ diesel::allow_tables_to_appear_in_same_query!(
     feedback_votes,
     feedback_comments,
     feedback_follows,
+    roadmaps,
+    stages,
+    topics,
+    topic_comments,
+    topic_votes,
+    topic_follows,
+    topic_visits,
     outbox_events,
     settings,
 );

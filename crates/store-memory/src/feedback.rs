@@ -76,7 +76,8 @@ pub(crate) fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn page_of<T>(all: Vec<T>, page: PageRequest) -> Paged<T> {
+/// One page cut from every selected item, with their number.
+pub(crate) fn page_of<T>(all: Vec<T>, page: PageRequest) -> Paged<T> {
     let total = count(all.len());
     let offset = usize::try_from(page.offset.max(0)).unwrap_or(usize::MAX);
     let limit = usize::try_from(page.limit.max(0)).unwrap_or(usize::MAX);
@@ -105,7 +106,8 @@ impl State {
             .filter(|r| r.feedback.team_id == team)
     }
 
-    fn team_subscriber(&self, team: TeamId, id: SubscriberId) -> Option<Subscriber> {
+    /// The subscriber if it exists and belongs to `team`.
+    pub(crate) fn team_subscriber(&self, team: TeamId, id: SubscriberId) -> Option<Subscriber> {
         self.subscribers
             .get(&id)
             .filter(|s| s.team_id == team)

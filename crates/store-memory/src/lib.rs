@@ -3,6 +3,8 @@
 //! as the database adapters' transactions are.
 
 mod feedback;
+mod roadmaps;
+mod topics;
 
 use std::{
     collections::HashMap,
@@ -15,11 +17,15 @@ use sounding_domain::{
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
-    ids::{ApiKeyId, BoardId, FeedbackId, SubscriberId, TeamId, UserId},
+    ids::{
+        ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId, TopicId, UserId,
+    },
     ports::{
         conflicts, AccessStore, BoardStore, OutboxStore, SettingsStore, StoreError, StoreResult,
         SubscriberStore, TeamStore,
     },
+    roadmap::Roadmap,
+    stage::Stage,
     subscriber::{Identify, Subscriber},
     team::Team,
     timestamp::Timestamp,
@@ -34,6 +40,10 @@ struct State {
     boards: HashMap<BoardId, Board>,
     /// Feedback items, each with its votes, comments and follows (removed with it).
     feedback: HashMap<FeedbackId, feedback::FeedbackRow>,
+    roadmaps: HashMap<RoadmapId, Roadmap>,
+    stages: HashMap<StageId, Stage>,
+    /// Topics, each with its votes, comments, follows and visits (removed with it).
+    topics: HashMap<TopicId, topics::TopicRow>,
     outbox: Vec<StoredEvent>,
     settings: HashMap<String, String>,
 }

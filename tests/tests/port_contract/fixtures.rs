@@ -1,6 +1,7 @@
 //! Domain values for the port-contract story: teams with their owner and key, boards,
-//! subscribers, feedback with its votes and comments, events, list queries, and instants
-//! with millisecond precision.
+//! subscribers, feedback with its votes and comments, roadmaps with their stages, topics with
+//! their votes and threaded comments, events, list queries, and instants with millisecond
+//! precision.
 
 use serde_json::{json, Value};
 use sounding_domain::{
@@ -11,13 +12,21 @@ use sounding_domain::{
     feedback::{Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, Priority},
     feedback_comment::{CommentQuery, CommentSort, Direction, FeedbackComment},
     feedback_vote::FeedbackVote,
-    ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId, UserId},
+    ids::{
+        BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, RoadmapId, StageId, SubscriberId,
+        TeamId, TopicCommentId, TopicId, TopicVoteId, UserId,
+    },
     meta::Meta,
     page::PageRequest,
     ports::Store,
-    subscriber::{Identify, Subscriber},
+    roadmap::Roadmap,
+    stage::{Stage, StageMeta},
+    subscriber::{Identify, Subscriber, SubscriberSource},
     team::Team,
     timestamp::Timestamp,
+    topic::{Topic, TopicQuery, TopicSort},
+    topic_comment::{CommentSource, ThreadQuery, ThreadScope, TopicComment},
+    topic_vote::TopicVote,
 };
 
 /// An instant from RFC 3339.
@@ -191,6 +200,149 @@ pub fn comment_query(
         include_private,
         sort,
         direction,
+        page: everything(),
+    }
+}
+
+/// A roadmap of `team`, not yet stored.
+pub fn roadmap(team: TeamId, name: &str, created_at: Timestamp) -> Roadmap {
+    Roadmap {
+        id: RoadmapId::new(),
+        team_id: team,
+        name: name.into(),
+        description: format!("Where {name} is going"),
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// A stored roadmap of `team`.
+pub async fn stored_roadmap(store: &dyn Store, team: TeamId, name: &str) -> Roadmap {
+    let r = roadmap(team, name, t0());
+    store.insert_roadmap(&r).await.expect("insert roadmap");
+    r
+}
+
+/// A public stage of `roadmap`, not yet stored (the store gives it its order).
+pub fn stage(roadmap: &Roadmap, name: &str, created_at: Timestamp) -> Stage {
+    Stage {
+        id: StageId::new(),
+        team_id: roadmap.team_id,
+        roadmap_id: roadmap.id,
+        name: name.into(),
+        order: 0,
+        meta: StageMeta::default(),
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// A public stage stored last in `roadmap`, as stored.
+pub async fn stored_stage(store: &dyn Store, roadmap: &Roadmap, name: &str) -> Stage {
+    store
+        .insert_stage(&stage(roadmap, name, t0()), None)
+        .await
+        .expect("insert stage")
+        .expect("the roadmap exists")
+}
+
+/// A published topic on `stage` titled after its url id, not yet stored.
+pub fn topic(stage: &Stage, creator: SubscriberId, url_id: &str, created_at: Timestamp) -> Topic {
+    Topic {
+        id: TopicId::new(),
+        team_id: stage.team_id,
+        roadmap_id: stage.roadmap_id,
+        stage_id: stage.id,
+        url_id: url_id.into(),
+        title: format!("Topic {url_id}"),
+        description: format!("About {url_id}"),
+        text: String::new(),
+        subscriber_id: creator,
+        meta: Meta::new(),
+        visits: 0,
+        published_at: Some(created_at),
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// Stores `topic` (no new creator, no events) and hands it back.
+pub async fn stored_topic(store: &dyn Store, topic: Topic) -> Topic {
+    store
+        .insert_topic(&topic, None, &[])
+        .await
+        .expect("insert topic");
+    topic
+}
+
+/// An anonymous topic creator of `team` (no e-mail), not yet stored.
+pub fn anonymous(team: TeamId, name: &str, now: Timestamp) -> Subscriber {
+    Subscriber {
+        id: SubscriberId::new(),
+        team_id: team,
+        name: name.into(),
+        email: None,
+        source: SubscriberSource::Widget,
+        meta: Meta::new(),
+        attributes: Default::default(),
+        avatar_url: None,
+        token_version: 0,
+        created_at: now,
+        last_updated: now,
+    }
+}
+
+pub fn topic_vote(topic: &Topic, subscriber: SubscriberId, created_at: Timestamp) -> TopicVote {
+    TopicVote {
+        id: TopicVoteId::new(),
+        topic_id: topic.id,
+        creator_id: subscriber,
+        created_at,
+    }
+}
+
+/// A comment on `topic`: top-level without `parent`, else a reply in the parent's thread.
+pub fn topic_comment(
+    topic: &Topic,
+    author: SubscriberId,
+    parent: Option<&TopicComment>,
+    text: &str,
+    created_at: Timestamp,
+) -> TopicComment {
+    let id = TopicCommentId::new();
+    TopicComment {
+        id,
+        team_id: topic.team_id,
+        topic_id: topic.id,
+        creator_id: author,
+        parent_id: parent.map(|p| p.id),
+        root_id: parent.map_or(id, |p| p.root_id),
+        text: text.into(),
+        source: CommentSource::Api,
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// All of the team's topics (published or not) in this order.
+pub fn topic_query(sort: TopicSort, direction: Direction) -> TopicQuery {
+    TopicQuery {
+        roadmap_id: None,
+        stage_id: None,
+        published_only: false,
+        sort,
+        direction,
+        page: everything(),
+    }
+}
+
+/// The threads of `topic` (of every topic of the team when `None`) in `scope`, oldest first.
+pub fn thread_query(topic: Option<TopicId>, scope: ThreadScope) -> ThreadQuery {
+    ThreadQuery {
+        topic,
+        scope,
+        sort: CommentSort::CreatedAt,
+        direction: Direction::Asc,
         page: everything(),
     }
 }

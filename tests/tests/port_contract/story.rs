@@ -29,7 +29,7 @@ use crate::fixtures::{
     stored_feedback, stored_team, subscriber, t0, team_fixture, vote,
 };
 
-fn conflict(rule: &str) -> StoreError {
+pub fn conflict(rule: &str) -> StoreError {
     StoreError::Conflict(rule.to_owned())
 }
 
@@ -40,7 +40,8 @@ fn view(board: &sounding_domain::board::Board) -> BoardView {
     }
 }
 
-fn stored(event: &NewEvent) -> StoredEvent {
+/// An event as the outbox keeps it.
+pub fn stored(event: &NewEvent) -> StoredEvent {
     StoredEvent {
         id: event.id,
         team_id: event.team_id,
@@ -703,7 +704,7 @@ fn url_ids(items: &[&Feedback]) -> Vec<String> {
     items.iter().map(|f| f.url_id.clone()).collect()
 }
 
-fn empty_page<T>(page: PageRequest) -> Paged<T> {
+pub fn empty_page<T>(page: PageRequest) -> Paged<T> {
     Paged {
         items: Vec::new(),
         total: 0,
@@ -1746,7 +1747,13 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
     // Another team's item, or a missing one, cannot be followed.
     let outsider = subscriber(&*store, other, "outsider@example.com").await;
     assert!(!store
-        .set_following(other, item.id, outsider.id, true, created.plus_seconds(3600))
+        .set_following(
+            other,
+            item.id,
+            outsider.id,
+            true,
+            created.plus_seconds(3600)
+        )
         .await
         .unwrap());
     assert!(!store
@@ -1754,7 +1761,13 @@ pub async fn following_is_idempotent_and_creators_and_commenters_follow(store: A
         .await
         .unwrap());
     assert!(!store
-        .set_following(team, FeedbackId::new(), b.id, true, created.plus_seconds(3600))
+        .set_following(
+            team,
+            FeedbackId::new(),
+            b.id,
+            true,
+            created.plus_seconds(3600)
+        )
         .await
         .unwrap());
     assert_eq!(store.followers(other, item.id).await.unwrap(), vec![]);

@@ -6,6 +6,7 @@
 use std::future::{ready, Ready};
 
 use actix_web::{dev::Payload, FromRequest, HttpMessage, HttpRequest};
+use sounding_app::{AppError, AuthError};
 use sounding_domain::access::{Caller, KeyHolder, SubscriberSession};
 
 use super::middleware::Authentication;
@@ -22,6 +23,12 @@ pub struct SubscriberCaller(pub SubscriberSession);
 /// A caller holding either credential.
 #[derive(Debug, Clone)]
 pub struct AnyCaller(pub Caller);
+
+/// The caller if one authenticated, for operations that answer the unauthenticated
+/// themselves (`topic-votes.create`: `Bad request`). An unknown credential counts as none; an
+/// expired token is still 401 `Token expired`, and a storage failure still fails.
+#[derive(Debug, Clone)]
+pub struct OptionalCaller(pub Option<Caller>);
 
 /// The authenticated caller, or the error that stands for its absence.
 fn caller(req: &HttpRequest) -> Result<Caller, ApiError> {
@@ -62,5 +69,20 @@ impl FromRequest for AnyCaller {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         ready(caller(req).map(AnyCaller))
+    }
+}
+
+impl FromRequest for OptionalCaller {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(match req.extensions().get::<Authentication>() {
+            Some(Authentication(Some(Ok(caller)))) => Ok(OptionalCaller(Some(caller.clone()))),
+            Some(Authentication(Some(Err(AppError::Auth(AuthError::Required)))))
+            | Some(Authentication(None))
+            | None => Ok(OptionalCaller(None)),
+            Some(Authentication(Some(Err(err)))) => Err(err.clone().into()),
+        })
     }
 }

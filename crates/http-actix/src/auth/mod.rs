@@ -5,4 +5,4 @@ pub mod extract;
 pub mod jwt;
 pub mod middleware;
 
-pub use extract::{AnyCaller, SubscriberCaller, TeamCaller};
+pub use extract::{AnyCaller, OptionalCaller, SubscriberCaller, TeamCaller};

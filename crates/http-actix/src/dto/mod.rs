@@ -4,5 +4,6 @@
 pub mod board;
 pub mod common;
 pub mod feedback;
+pub mod roadmap;
 pub mod subscriber;
 pub mod team;

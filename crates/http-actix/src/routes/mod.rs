@@ -8,8 +8,13 @@ pub mod feedback_comments;
 pub mod feedback_votes;
 pub mod feedbacks;
 pub mod health;
+pub mod roadmaps;
+pub mod stages;
 pub mod subscribers;
 pub mod teams;
+pub mod topic_comments;
+pub mod topic_votes;
+pub mod topics;
 
 use actix_web::{
     body::MessageBody,
@@ -66,6 +71,28 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/feedback-votes.create", feedback_votes::create);
     operation(cfg, "public/feedback-votes.delete", feedback_votes::delete);
     operation(cfg, "public/feedback-votes.info", feedback_votes::info);
+    operation(cfg, "roadmaps.create", roadmaps::create);
+    operation(cfg, "roadmaps.list", roadmaps::list);
+    operation(cfg, "roadmaps.info", roadmaps::info);
+    operation(cfg, "roadmaps.update", roadmaps::update);
+    operation(cfg, "roadmaps.delete", roadmaps::delete);
+    operation(cfg, "stages.create", stages::create);
+    operation(cfg, "stages.update", stages::update);
+    operation(cfg, "stages.delete", stages::delete);
+    operation(cfg, "public/stages.list", stages::public_list);
+    operation(cfg, "public/stages.info", stages::public_info);
+    operation(cfg, "topics.list", topics::list);
+    operation(cfg, "topics.update", topics::update);
+    operation(cfg, "topics.delete", topics::delete);
+    operation(cfg, "public/topics.create", topics::public_create);
+    operation(cfg, "public/topics.info", topics::public_info);
+    operation(cfg, "public/topics.subscribe", topics::subscribe);
+    operation(cfg, "public/topics.unsubscribe", topics::unsubscribe);
+    operation(cfg, "public/topic-comments.create", topic_comments::create);
+    operation(cfg, "public/topic-comments.list", topic_comments::list);
+    operation(cfg, "public/topic-votes.create", topic_votes::create);
+    operation(cfg, "public/topic-votes.delete", topic_votes::delete);
+    operation(cfg, "public/topic-votes.info", topic_votes::info);
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)

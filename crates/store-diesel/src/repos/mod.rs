@@ -5,9 +5,11 @@ mod access;
 mod boards;
 mod feedback;
 mod outbox;
+mod roadmaps;
 mod settings;
 mod subscribers;
 mod teams;
+mod topics;
 
 use std::str::FromStr;
 

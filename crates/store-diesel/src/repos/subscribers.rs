@@ -1,5 +1,8 @@
 //! Subscribers: the team's end users, found by id or e-mail; `identify` creates or merges one
-//! atomically, `revoke_tokens` bumps the token version.
+//! atomically, `revoke_tokens` bumps the token version. `subscribers_by_id` is the batched load
+//! of the people shown with feedback, comments and threads.
+
+use std::collections::{BTreeSet, HashMap};
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -45,7 +48,7 @@ pub(crate) struct SubscriberRow {
 }
 
 impl SubscriberRow {
-    fn from_domain(s: &Subscriber) -> DbResult<Self> {
+    pub(crate) fn from_domain(s: &Subscriber) -> DbResult<Self> {
         Ok(Self {
             id: s.id.to_string(),
             team_id: s.team_id.to_string(),
@@ -234,4 +237,31 @@ impl SubscriberStore for DieselStore {
         })
         .await
     }
+}
+
+/// The team's subscribers among `ids`, by id, in one query.
+pub(crate) fn subscribers_by_id<'a>(
+    conn: &mut DbConnection,
+    team: &str,
+    ids: impl IntoIterator<Item = &'a str>,
+) -> DbResult<HashMap<String, Subscriber>> {
+    let ids: Vec<&str> = ids
+        .into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    subscribers::table
+        .filter(subscribers::team_id.eq(team))
+        .filter(subscribers::id.eq_any(ids))
+        .select(SubscriberRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|row| {
+            let subscriber = row.into_domain()?;
+            Ok((subscriber.id.to_string(), subscriber))
+        })
+        .collect()
 }

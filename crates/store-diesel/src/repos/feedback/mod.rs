@@ -22,10 +22,8 @@ use sounding_domain::{
     timestamp::Timestamp,
 };
 
-use self::rows::{
-    follow, subscribers_by_id, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow, VoteRow,
-};
-use super::{outbox::insert_events, parse_id, to_db_time};
+use self::rows::{follow, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow, VoteRow};
+use super::{outbox::insert_events, parse_id, subscribers::subscribers_by_id, to_db_time};
 use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,

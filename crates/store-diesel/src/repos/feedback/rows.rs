@@ -8,20 +8,17 @@ use sounding_domain::{
     feedback::{BoardRef, Feedback, FeedbackStatus, FeedbackView, Priority},
     feedback_comment::FeedbackComment,
     feedback_vote::FeedbackVote,
-    subscriber::Subscriber,
 };
 use time::PrimitiveDateTime;
 
 use super::super::{
-    from_db_time, parse_id, parse_json_object, subscribers::SubscriberRow, to_db_time,
+    from_db_time, parse_id, parse_json_object, subscribers::subscribers_by_id, to_db_time,
     to_json_object,
 };
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    schema::{
-        feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes, subscribers,
-    },
+    schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
 };
 
 /// A whole `feedback` row. Also read by name from the list's hand-written SQL.
@@ -240,33 +237,6 @@ pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<(
         .do_nothing()
         .execute(inner))?;
     Ok(())
-}
-
-/// The team's subscribers among `ids`, by id, in one query.
-pub(super) fn subscribers_by_id<'a>(
-    conn: &mut DbConnection,
-    team: &str,
-    ids: impl IntoIterator<Item = &'a str>,
-) -> DbResult<HashMap<String, Subscriber>> {
-    let ids: Vec<&str> = ids
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    subscribers::table
-        .filter(subscribers::team_id.eq(team))
-        .filter(subscribers::id.eq_any(ids))
-        .select(SubscriberRow::as_select())
-        .load(conn)?
-        .into_iter()
-        .map(|row| {
-            let subscriber = row.into_domain()?;
-            Ok((subscriber.id.to_string(), subscriber))
-        })
-        .collect()
 }
 
 /// The team's boards among `ids` as shown with an item, by id, in one query.

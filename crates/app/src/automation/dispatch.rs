@@ -1,0 +1,294 @@
+//! The dispatcher: one pass of fan-out (outbox events → deliveries), lease, send and record.
+//! A worker calls `dispatch_once` in a loop; several workers (instances) may share a database,
+//! and the lease keeps them from sending the same attempt at once.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use sounding_domain::{
+    ports::{Clock, WebhookSender, WebhookStore},
+    webhook::{
+        retry_delay, AttemptRecord, AttemptResult, LeasedDelivery, WebhookRequest,
+        RETRY_HORIZON_SECONDS,
+    },
+    Timestamp,
+};
+
+use crate::error::AppResult;
+
+#[derive(Debug, Clone)]
+pub struct DispatchOptions {
+    /// This worker's name in leases (unique per process).
+    pub owner: String,
+    /// Events fanned out per pass.
+    pub fan_out_batch: i64,
+    /// Deliveries attempted per pass.
+    pub batch: i64,
+    /// How long a lease lasts: longer than an attempt can take.
+    pub lease_seconds: i64,
+    /// Multiplies the retry schedule (1.0 in production; tests shorten it).
+    pub retry_scale: f64,
+}
+
+impl DispatchOptions {
+    pub fn new(owner: impl Into<String>) -> Self {
+        Self {
+            owner: owner.into(),
+            fan_out_batch: 500,
+            batch: 50,
+            lease_seconds: 60,
+            retry_scale: 1.0,
+        }
+    }
+}
+
+/// What one pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DispatchReport {
+    pub fanned_out: usize,
+    pub attempted: usize,
+    pub delivered: usize,
+}
+
+impl DispatchReport {
+    /// Whether the pass found work (another pass may find more).
+    pub fn busy(&self) -> bool {
+        self.fanned_out > 0 || self.attempted > 0
+    }
+}
+
+pub async fn dispatch_once(
+    webhooks: &dyn WebhookStore,
+    sender: &dyn WebhookSender,
+    clock: &dyn Clock,
+    options: &DispatchOptions,
+) -> AppResult<DispatchReport> {
+    let now = clock.now();
+    let fanned_out = webhooks.fan_out(now, options.fan_out_batch).await?;
+    let leased = webhooks
+        .lease_deliveries(&options.owner, now, options.lease_seconds, options.batch)
+        .await?;
+    let attempts = leased
+        .iter()
+        .map(|lease| attempt(webhooks, sender, clock, options, lease));
+    let results = join_all(attempts).await;
+    let mut report = DispatchReport {
+        fanned_out,
+        attempted: leased.len(),
+        delivered: 0,
+    };
+    for result in results {
+        if result? {
+            report.delivered += 1;
+        }
+    }
+    Ok(report)
+}
+
+/// Sends one leased delivery and records what happened; whether it was delivered.
+async fn attempt(
+    webhooks: &dyn WebhookStore,
+    sender: &dyn WebhookSender,
+    clock: &dyn Clock,
+    options: &DispatchOptions,
+    lease: &LeasedDelivery,
+) -> AppResult<bool> {
+    let started = clock.now();
+    let request = WebhookRequest {
+        url: lease.delivery.target_url.clone(),
+        webhook_id: lease.delivery.id.to_string(),
+        timestamp: started.unix_seconds(),
+        body: lease.body.clone(),
+        secret: lease.secret.clone(),
+    };
+    let outcome = sender.send(&request).await;
+    let at = clock.now();
+    let result = decide(lease, &outcome, at, options.retry_scale, rand::random());
+    let delivered = result == AttemptResult::Delivered;
+    let record = AttemptRecord {
+        at,
+        outcome,
+        result,
+    };
+    if !webhooks
+        .record_attempt(lease.delivery.id, &options.owner, &record)
+        .await?
+    {
+        tracing::warn!(delivery = %lease.delivery.id, "lease lost before the attempt was recorded");
+    }
+    Ok(delivered)
+}
+
+/// Delivered on 2xx; given up on 410 or when the schedule or the 24-hour horizon runs out;
+/// otherwise retried after the schedule's pause (or the target's `Retry-After`, if longer).
+pub(crate) fn decide(
+    lease: &LeasedDelivery,
+    outcome: &sounding_domain::webhook::AttemptOutcome,
+    now: Timestamp,
+    scale: f64,
+    jitter: f64,
+) -> AttemptResult {
+    if outcome.delivered() {
+        return AttemptResult::Delivered;
+    }
+    if outcome.gone() {
+        return AttemptResult::Failed { unsubscribe: true };
+    }
+    let failed_attempts = u32::try_from(lease.delivery.attempts + 1).unwrap_or(u32::MAX);
+    let Some(pause) = retry_delay(failed_attempts, scale, jitter) else {
+        return AttemptResult::Failed { unsubscribe: false };
+    };
+    let pause = pause.max(outcome.retry_after.unwrap_or(Duration::ZERO));
+    let first = lease.delivery.first_attempt_at.unwrap_or(now);
+    let horizon = first.plus_seconds(horizon_seconds(scale));
+    let at = now.plus(pause);
+    if at > horizon {
+        AttemptResult::Failed { unsubscribe: false }
+    } else {
+        AttemptResult::Retry { at }
+    }
+}
+
+fn horizon_seconds(scale: f64) -> i64 {
+    ((RETRY_HORIZON_SECONDS as f64 * scale).ceil() as i64).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mockall::predicate::eq;
+    use sounding_domain::{
+        ports::{MockClock, MockWebhookSender, MockWebhookStore},
+        webhook::{AttemptOutcome, Delivery, DeliveryStatus},
+        DeliveryId, EventId, TeamId, WebhookId,
+    };
+
+    fn t(secs: i64) -> Timestamp {
+        Timestamp::from_unix_seconds(1_800_000_000 + secs).unwrap()
+    }
+
+    fn lease(attempts: i64, first: Option<Timestamp>) -> LeasedDelivery {
+        LeasedDelivery {
+            delivery: Delivery {
+                id: DeliveryId::new(),
+                team_id: TeamId::new(),
+                webhook_id: WebhookId::new(),
+                event_id: EventId::new(),
+                event: "new_feedback".into(),
+                target_url: "https://hooks.example.com/x".into(),
+                status: DeliveryStatus::Pending,
+                attempts,
+                next_attempt_at: Some(t(0)),
+                first_attempt_at: first,
+                last_attempt_at: None,
+                last_status_code: None,
+                last_error: None,
+                last_duration_ms: None,
+                created_at: t(0),
+            },
+            body: r#"{"event":"new_feedback"}"#.into(),
+            secret: "whsec_AAAA".into(),
+        }
+    }
+
+    fn answered(status: u16) -> AttemptOutcome {
+        AttemptOutcome {
+            status: Some(status),
+            duration: Duration::from_millis(12),
+            error: None,
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn outcomes_map_to_delivered_gone_retry_or_give_up() {
+        let first = lease(0, None);
+        assert_eq!(
+            decide(&first, &answered(204), t(0), 1.0, 0.5),
+            AttemptResult::Delivered
+        );
+        assert_eq!(
+            decide(&first, &answered(410), t(0), 1.0, 0.5),
+            AttemptResult::Failed { unsubscribe: true }
+        );
+        assert_eq!(
+            decide(&first, &answered(500), t(0), 1.0, 0.5),
+            AttemptResult::Retry { at: t(5) }
+        );
+        let throttled = AttemptOutcome {
+            retry_after: Some(Duration::from_secs(90)),
+            ..answered(429)
+        };
+        assert_eq!(
+            decide(&first, &throttled, t(0), 1.0, 0.5),
+            AttemptResult::Retry { at: t(90) },
+            "a longer Retry-After wins over the schedule"
+        );
+        assert_eq!(
+            decide(&lease(9, Some(t(0))), &answered(500), t(0), 1.0, 0.5),
+            AttemptResult::Failed { unsubscribe: false },
+            "the schedule has nine pauses"
+        );
+        assert_eq!(
+            decide(&lease(8, Some(t(0))), &answered(500), t(80_000), 1.0, 0.5),
+            AttemptResult::Failed { unsubscribe: false },
+            "nothing is retried past 24 hours after the first attempt"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_pass_fans_out_sends_signed_requests_and_records_each_attempt() {
+        let held = lease(0, None);
+        let id = held.delivery.id;
+        let mut store = MockWebhookStore::new();
+        store
+            .expect_fan_out()
+            .with(eq(t(0)), eq(500))
+            .times(1)
+            .returning(|_, _| Ok(3));
+        let leased = vec![held.clone()];
+        store
+            .expect_lease_deliveries()
+            .withf(|owner, now, lease, limit| {
+                owner == "worker-1" && *now == t(0) && *lease == 60 && *limit == 50
+            })
+            .times(1)
+            .returning(move |_, _, _, _| Ok(leased.clone()));
+        store
+            .expect_record_attempt()
+            .withf(move |delivery, owner, record| {
+                *delivery == id
+                    && owner == "worker-1"
+                    // 5 s ± 20 % jitter.
+                    && matches!(record.result, AttemptResult::Retry { at } if at >= t(4) && at <= t(6))
+                    && record.outcome.status == Some(503)
+            })
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        let mut sender = MockWebhookSender::new();
+        sender
+            .expect_send()
+            .withf(move |request| {
+                request.webhook_id == id.to_string()
+                    && request.timestamp == t(0).unix_seconds()
+                    && request.body == r#"{"event":"new_feedback"}"#
+                    && request.url == "https://hooks.example.com/x"
+            })
+            .times(1)
+            .returning(|_| answered(503));
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(|| t(0));
+
+        let report = dispatch_once(&store, &sender, &clock, &DispatchOptions::new("worker-1"))
+            .await
+            .unwrap();
+        assert_eq!(
+            report,
+            DispatchReport {
+                fanned_out: 3,
+                attempted: 1,
+                delivered: 0
+            }
+        );
+    }
+}

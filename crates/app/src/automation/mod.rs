@@ -1,0 +1,11 @@
+//! Outgoing webhooks: the team's `automation.*` operations (admin role) and the dispatcher a
+//! worker runs to fan events out and deliver them.
+
+mod dispatch;
+mod subscriptions;
+
+pub use dispatch::{dispatch_once, DispatchOptions, DispatchReport};
+pub use subscriptions::{
+    list_deliveries, list_webhooks, redeliver, subscribe, unsubscribe, DeliveryListInput,
+    Unsubscribe,
+};

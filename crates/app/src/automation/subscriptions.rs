@@ -1,0 +1,154 @@
+//! `automation.subscribe|unsubscribe|list|deliveries|redeliver` (team API key; admin role to
+//! change, any role to read).
+
+use sounding_domain::{
+    access::{AdminArea, KeyHolder, Need},
+    event::EventKind,
+    page::{PageRequest, Paged},
+    ports::{Clock, WebhookStore},
+    webhook::{
+        check_target_url, new_secret, Delivery, DeliveryQuery, DeliveryStatus, TargetPolicy,
+        WebhookSubscription,
+    },
+    DeliveryId, Entity, WebhookId,
+};
+
+use crate::error::{AppError, AppResult};
+
+/// Deliveries per page when the caller does not say.
+pub const DEFAULT_DELIVERIES_LIMIT: i64 = 20;
+
+pub async fn subscribe(
+    webhooks: &dyn WebhookStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    policy: TargetPolicy,
+    target_url: Option<&str>,
+    event: Option<&str>,
+) -> AppResult<WebhookSubscription> {
+    caller.require(Need::Admin(AdminArea::Automation))?;
+    let target = target_url.ok_or_else(|| AppError::invalid("target_url is required"))?;
+    let url = check_target_url(target, policy)?;
+    let event = EventKind::parse(event.ok_or_else(|| AppError::invalid("event is required"))?)?;
+    let webhook = WebhookSubscription {
+        id: WebhookId::new(),
+        team_id: caller.team_id,
+        target_url: url.to_string(),
+        event,
+        secret: new_secret(),
+        created_at: clock.now(),
+    };
+    webhooks.insert_webhook(&webhook).await?;
+    Ok(webhook)
+}
+
+/// Which subscription `automation.unsubscribe` names: by id, or by target and event.
+#[derive(Debug, Clone, Default)]
+pub struct Unsubscribe {
+    pub id: Option<String>,
+    pub target_url: Option<String>,
+    pub event: Option<String>,
+}
+
+/// Removes the subscriptions named; the ids removed.
+pub async fn unsubscribe(
+    webhooks: &dyn WebhookStore,
+    caller: &KeyHolder,
+    which: Unsubscribe,
+) -> AppResult<Vec<WebhookId>> {
+    caller.require(Need::Admin(AdminArea::Automation))?;
+    let targets: Vec<WebhookId> = match (which.id.as_deref(), which.target_url.as_deref()) {
+        (Some(raw), _) => vec![WebhookId::parse("id", raw)?],
+        (None, Some(url)) => {
+            let event = EventKind::parse(
+                which
+                    .event
+                    .as_deref()
+                    .ok_or_else(|| AppError::invalid("event is required with target_url"))?,
+            )?;
+            let url = url.trim();
+            webhooks
+                .webhooks(caller.team_id)
+                .await?
+                .into_iter()
+                .filter(|w| w.event == event && same_url(&w.target_url, url))
+                .map(|w| w.id)
+                .collect()
+        }
+        (None, None) => return Err(AppError::invalid("id or target_url is required")),
+    };
+    let mut removed = Vec::with_capacity(targets.len());
+    for id in targets {
+        if webhooks.delete_webhook(caller.team_id, id).await? {
+            removed.push(id);
+        }
+    }
+    if removed.is_empty() {
+        return Err(AppError::not_found(Entity::Webhook));
+    }
+    Ok(removed)
+}
+
+/// Target URLs compare after the normalisation `subscribe` stored them with.
+fn same_url(stored: &str, given: &str) -> bool {
+    stored == given
+        || url::Url::parse(given)
+            .map(|u| u.as_str() == stored)
+            .unwrap_or(false)
+}
+
+pub async fn list_webhooks(
+    webhooks: &dyn WebhookStore,
+    caller: &KeyHolder,
+) -> AppResult<Vec<WebhookSubscription>> {
+    caller.require(Need::Read)?;
+    Ok(webhooks.webhooks(caller.team_id).await?)
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryListInput {
+    /// One subscription's deliveries.
+    pub id: Option<String>,
+    pub status: Option<String>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+}
+
+pub async fn list_deliveries(
+    webhooks: &dyn WebhookStore,
+    caller: &KeyHolder,
+    input: DeliveryListInput,
+) -> AppResult<Paged<Delivery>> {
+    caller.require(Need::Read)?;
+    let query = DeliveryQuery {
+        webhook_id: input
+            .id
+            .as_deref()
+            .map(|raw| WebhookId::parse("id", raw))
+            .transpose()?,
+        status: input
+            .status
+            .as_deref()
+            .map(DeliveryStatus::parse)
+            .transpose()?,
+        page: PageRequest::new(input.limit, input.offset, DEFAULT_DELIVERIES_LIMIT)?,
+    };
+    Ok(webhooks.deliveries(caller.team_id, &query).await?)
+}
+
+/// Queues a delivery again, due now.
+pub async fn redeliver(
+    webhooks: &dyn WebhookStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    delivery_id: Option<&str>,
+) -> AppResult<DeliveryId> {
+    caller.require(Need::Admin(AdminArea::Automation))?;
+    let raw = delivery_id.ok_or_else(|| AppError::invalid("deliveryId is required"))?;
+    let id = DeliveryId::parse("deliveryId", raw)?;
+    if webhooks.redeliver(caller.team_id, id, clock.now()).await? {
+        Ok(id)
+    } else {
+        Err(AppError::not_found(Entity::Delivery))
+    }
+}

@@ -1,0 +1,195 @@
+//! Stages: `stages.create|update|delete` (admin role) keep orders 1, 2, 3… without gaps;
+//! `stages.list` and `stages.info` are public reads in which private stages exist only for
+//! team members.
+
+use serde_json::Value;
+use sounding_domain::{
+    access::{AdminArea, Caller, KeyHolder, Need},
+    feedback_comment::Direction,
+    page::{PageRequest, Paged},
+    ports::{conflicts, Clock, Store, StoreError},
+    stage::{parse_order, stage_name, Stage, StageMeta, StageMetaPatch, StageView},
+    topic::{TopicQuery, TopicSort, TopicView},
+    DomainError, Entity, StageId,
+};
+
+use super::team_roadmap;
+use crate::{
+    auth::is_team_member,
+    error::{AppError, AppResult},
+};
+
+/// Topics per page of `stages.info` when the caller does not say (interface §8).
+pub const DEFAULT_TOPICS_LIMIT: i64 = 50;
+
+/// `stages.create` and `stages.update` as a client sent them.
+#[derive(Debug, Clone, Default)]
+pub struct StageInput {
+    pub id: Option<String>,
+    pub roadmap_id: Option<String>,
+    pub name: Option<String>,
+    pub order: Option<i64>,
+    pub meta: Option<Value>,
+}
+
+/// `stages.info` as a client sent it.
+#[derive(Debug, Clone, Default)]
+pub struct StageInfoInput {
+    pub stage_id: Option<String>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+    pub sort: Option<String>,
+    pub direction: Option<String>,
+}
+
+fn stage_not_found() -> AppError {
+    AppError::not_found(Entity::Stage)
+}
+
+fn required_stage_id(field: &str, raw: Option<&str>) -> AppResult<StageId> {
+    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
+    Ok(StageId::parse(field, raw)?)
+}
+
+pub async fn create_stage(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: StageInput,
+) -> AppResult<Stage> {
+    caller.require(Need::Admin(AdminArea::Stages))?;
+    let name = stage_name(input.name.as_deref())?;
+    let position = parse_order(input.order)?;
+    let patch = StageMetaPatch::from_json(input.meta.as_ref())?;
+    let roadmap = team_roadmap(
+        store,
+        caller.team_id,
+        "roadmapId",
+        input.roadmap_id.as_deref(),
+    )
+    .await?;
+    let now = clock.now();
+    let mut meta = StageMeta::default();
+    patch.apply(&mut meta);
+    let stage = Stage {
+        id: StageId::new(),
+        team_id: caller.team_id,
+        roadmap_id: roadmap.id,
+        name,
+        order: position.unwrap_or(0),
+        meta,
+        created_at: now,
+        updated_at: now,
+    };
+    store
+        .insert_stage(&stage, position)
+        .await?
+        .ok_or(AppError::not_found(Entity::Roadmap))
+}
+
+pub async fn update_stage(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: StageInput,
+) -> AppResult<Stage> {
+    caller.require(Need::Admin(AdminArea::Stages))?;
+    let id = required_stage_id("id", input.id.as_deref())?;
+    let name = input
+        .name
+        .as_deref()
+        .map(|n| stage_name(Some(n)))
+        .transpose()?;
+    let position = parse_order(input.order)?;
+    let patch = StageMetaPatch::from_json(input.meta.as_ref())?;
+    let mut stage = store
+        .stage(caller.team_id, id)
+        .await?
+        .ok_or_else(stage_not_found)?
+        .stage;
+    if let Some(name) = name {
+        stage.name = name;
+    }
+    patch.apply(&mut stage.meta);
+    stage.updated_at = clock.now();
+    store
+        .update_stage(&stage, position)
+        .await?
+        .ok_or_else(stage_not_found)
+}
+
+/// Removes a stage and closes the gap in the order. While it holds topics: 409 unless `force`.
+pub async fn delete_stage(
+    store: &dyn Store,
+    caller: &KeyHolder,
+    id: Option<&str>,
+    force: bool,
+) -> AppResult<StageId> {
+    caller.require(Need::Admin(AdminArea::Stages))?;
+    let id = required_stage_id("id", id)?;
+    match store.delete_stage(caller.team_id, id, force).await {
+        Ok(true) => Ok(id),
+        Ok(false) => Err(stage_not_found()),
+        Err(StoreError::Conflict(rule)) if rule == conflicts::STAGE_NOT_EMPTY => {
+            Err(AppError::Domain(DomainError::Conflict(
+                "Stage still holds topics; move them, or pass force: true to delete them too"
+                    .into(),
+            )))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The roadmap's stages by order; private ones only when asked for by a team member.
+pub async fn list_stages(
+    store: &dyn Store,
+    caller: &Caller,
+    roadmap_id: Option<&str>,
+    include_private: bool,
+) -> AppResult<Vec<StageView>> {
+    let roadmap = team_roadmap(store, caller.team_id(), "roadmapId", roadmap_id).await?;
+    let include_private = include_private && is_team_member(store, caller).await?;
+    Ok(store
+        .stages(caller.team_id(), roadmap.id, include_private)
+        .await?)
+}
+
+/// A stage with one page of its published topics. A private stage is not found for callers
+/// who are not team members.
+pub async fn stage_info(
+    store: &dyn Store,
+    caller: &Caller,
+    input: StageInfoInput,
+) -> AppResult<(StageView, Paged<TopicView>)> {
+    let id = required_stage_id("stageId", input.stage_id.as_deref())?;
+    let page = PageRequest::new(input.limit, input.offset, DEFAULT_TOPICS_LIMIT)?;
+    let sort = input
+        .sort
+        .as_deref()
+        .map(TopicSort::parse)
+        .transpose()?
+        .unwrap_or_default();
+    let direction = input
+        .direction
+        .as_deref()
+        .map(Direction::parse)
+        .transpose()?
+        .unwrap_or(Direction::Desc);
+    let view = store
+        .stage(caller.team_id(), id)
+        .await?
+        .ok_or_else(stage_not_found)?;
+    if view.stage.meta.is_private && !is_team_member(store, caller).await? {
+        return Err(stage_not_found());
+    }
+    let query = TopicQuery {
+        roadmap_id: None,
+        stage_id: Some(id),
+        published_only: true,
+        sort,
+        direction,
+        page,
+    };
+    let topics = store.list_topics(caller.team_id(), &query).await?;
+    Ok((view, topics))
+}

@@ -1,0 +1,148 @@
+//! The team's topic operations: `topics.list` (unpublished included), `topics.update`
+//! (content, moving between stages, publishing) and `topics.delete`.
+
+use serde_json::Value;
+use sounding_domain::{
+    access::{KeyHolder, Need},
+    event::EventKind,
+    feedback_comment::Direction,
+    page::{PageRequest, Paged},
+    ports::{Clock, Store},
+    topic::{StageRef, TopicPatch, TopicQuery, TopicSort, TopicView},
+    Entity, RoadmapId, StageId, TopicId,
+};
+
+use super::{required_topic_id, topic_event, topic_not_found};
+use crate::error::{AppError, AppResult};
+
+/// Topics per page of `topics.list` when the caller does not say.
+pub const DEFAULT_LIMIT: i64 = 50;
+
+#[derive(Debug, Clone, Default)]
+pub struct TopicListInput {
+    pub roadmap_id: Option<String>,
+    pub stage_id: Option<String>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+    pub sort: Option<String>,
+    pub direction: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct TopicChanges {
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub text: Option<String>,
+    /// Moves the topic to this stage (of any roadmap of the team).
+    pub stage_id: Option<String>,
+    pub meta: Option<Value>,
+    /// `true` publishes a topic held for moderation; `false` takes it back.
+    pub publish: Option<bool>,
+}
+
+pub async fn list_topics(
+    store: &dyn Store,
+    caller: &KeyHolder,
+    input: TopicListInput,
+) -> AppResult<Paged<TopicView>> {
+    caller.require(Need::Read)?;
+    let query = TopicQuery {
+        roadmap_id: input
+            .roadmap_id
+            .as_deref()
+            .map(|raw| RoadmapId::parse("roadmapId", raw))
+            .transpose()?,
+        stage_id: input
+            .stage_id
+            .as_deref()
+            .map(|raw| StageId::parse("stageId", raw))
+            .transpose()?,
+        published_only: false,
+        sort: input
+            .sort
+            .as_deref()
+            .map(TopicSort::parse)
+            .transpose()?
+            .unwrap_or_default(),
+        direction: input
+            .direction
+            .as_deref()
+            .map(Direction::parse)
+            .transpose()?
+            .unwrap_or(Direction::Desc),
+        page: PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?,
+    };
+    Ok(store.list_topics(caller.team_id, &query).await?)
+}
+
+pub async fn update_topic(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    changes: TopicChanges,
+) -> AppResult<TopicView> {
+    caller.require(Need::Write)?;
+    let id = required_topic_id("id", changes.id.as_deref())?;
+    let patch = TopicPatch::new(
+        changes.title.as_deref(),
+        changes.description.as_deref(),
+        changes.text.as_deref(),
+        changes.meta.as_ref(),
+    )?;
+    let target = match changes.stage_id.as_deref() {
+        Some(raw) => {
+            let stage_id = StageId::parse("stageId", raw)?;
+            Some(
+                store
+                    .stage(caller.team_id, stage_id)
+                    .await?
+                    .ok_or(AppError::not_found(Entity::Stage))?
+                    .stage,
+            )
+        }
+        None => None,
+    };
+    let mut view = store
+        .topic(caller.team_id, id)
+        .await?
+        .ok_or_else(topic_not_found)?;
+    let now = clock.now();
+    patch.apply(&mut view.topic, now);
+    if let Some(stage) = target {
+        view.topic.stage_id = stage.id;
+        view.topic.roadmap_id = stage.roadmap_id;
+        view.stage = StageRef {
+            id: stage.id,
+            name: stage.name,
+            order: stage.order,
+            is_private: stage.meta.is_private,
+        };
+    }
+    match changes.publish {
+        Some(true) if view.topic.published_at.is_none() => view.topic.published_at = Some(now),
+        Some(false) => view.topic.published_at = None,
+        _ => {}
+    }
+    let event = topic_event(EventKind::TopicsUpdate, &view, now);
+    if store.update_topic(&view.topic, &[event]).await? {
+        Ok(view)
+    } else {
+        Err(topic_not_found())
+    }
+}
+
+/// Removes a topic with its comments, votes, follows and visits.
+pub async fn delete_topic(
+    store: &dyn Store,
+    caller: &KeyHolder,
+    id: Option<&str>,
+) -> AppResult<TopicId> {
+    caller.require(Need::Write)?;
+    let id = required_topic_id("id", id)?;
+    if store.delete_topic(caller.team_id, id, &[]).await? {
+        Ok(id)
+    } else {
+        Err(topic_not_found())
+    }
+}

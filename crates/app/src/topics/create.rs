@@ -1,0 +1,200 @@
+//! `public/topics.create`: a subscriber (token), or an anonymous visitor through the team's
+//! key when the team allows anonymous feedback, proposes a topic on a public stage.
+
+use rand::thread_rng;
+use serde_json::Value;
+use sounding_domain::{
+    access::Caller,
+    event::EventKind,
+    names,
+    ports::{conflicts, Clock, Store, StoreError},
+    slug,
+    subscriber::{Identify, Subscriber, SubscriberSource},
+    topic::{topic_title, StageRef, Topic, TopicDraft, TopicView},
+    Entity, StageId, SubscriberId, TopicId,
+};
+
+use super::topic_event;
+use crate::{
+    error::{AppError, AppResult},
+    roadmaps::team_roadmap,
+    Literal,
+};
+
+const URL_ID_ATTEMPTS: u32 = 5;
+
+/// `public/topics.create` as a client sent it.
+#[derive(Debug, Clone, Default)]
+pub struct NewTopicInput {
+    pub roadmap_id: Option<String>,
+    pub stage_id: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub text: Option<String>,
+    pub meta: Option<Value>,
+    /// Anonymous creation only: the visitor's name and e-mail.
+    pub name: Option<String>,
+    pub email: Option<String>,
+}
+
+/// Who creates the topic: an existing subscriber, or one to insert with the topic.
+enum Creator {
+    Known(Subscriber),
+    New(Subscriber),
+}
+
+pub async fn create_topic(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &Caller,
+    input: NewTopicInput,
+) -> AppResult<TopicView> {
+    let team = store
+        .team(caller.team_id())
+        .await?
+        .ok_or(AppError::not_found(Entity::Team))?;
+    if matches!(caller, Caller::Team(_)) && !team.allow_anonymous_feedback {
+        return Err(Literal::BadRequest.into());
+    }
+    let title = topic_title(input.title.as_deref())?.ok_or(Literal::TitleRequired)?;
+    let draft = TopicDraft::new(
+        title,
+        input.description.as_deref(),
+        input.text.as_deref(),
+        input.meta.as_ref(),
+    )?;
+    let author = match caller {
+        Caller::Subscriber(session) => Author::Session(session.subscriber.clone()),
+        Caller::Team(_) => anonymous_author(&input)?,
+    };
+    let roadmap = team_roadmap(store, team.id, "roadmapId", input.roadmap_id.as_deref()).await?;
+    let stage_raw = input
+        .stage_id
+        .as_deref()
+        .ok_or_else(|| AppError::invalid("stageId is required"))?;
+    let stage_id = StageId::parse("stageId", stage_raw)?;
+    let stage = store
+        .stage(team.id, stage_id)
+        .await?
+        .filter(|s| s.stage.roadmap_id == roadmap.id)
+        .ok_or(AppError::not_found(Entity::Stage))?
+        .stage;
+    if stage.meta.is_private {
+        return Err(Literal::PrivateStageTopic.into());
+    }
+
+    let now = clock.now();
+    let creator = match author {
+        Author::Session(subscriber) => Creator::Known(subscriber),
+        // An anonymous visitor names an existing subscriber, never renames them.
+        Author::Email(identify) => {
+            match store
+                .subscriber_by_email(team.id, identify.email.as_str())
+                .await?
+            {
+                Some(existing) => Creator::Known(existing),
+                None => Creator::Known(store.identify(team.id, &identify, now).await?.0),
+            }
+        }
+        Author::Nameless(name) => Creator::New(anonymous_subscriber(team.id, name, now)),
+    };
+    let creator_id: SubscriberId = match &creator {
+        Creator::Known(s) | Creator::New(s) => s.id,
+    };
+    let moderated = team.public_board_moderation && !stage.meta.disable_moderation;
+    let mut view = TopicView {
+        topic: Topic {
+            id: TopicId::new(),
+            team_id: team.id,
+            roadmap_id: roadmap.id,
+            stage_id: stage.id,
+            url_id: String::new(),
+            title: draft.title,
+            description: draft.description,
+            text: draft.text,
+            subscriber_id: creator_id,
+            meta: draft.meta,
+            visits: 0,
+            published_at: (!moderated).then_some(now),
+            created_at: now,
+            updated_at: now,
+        },
+        stage: StageRef {
+            id: stage.id,
+            name: stage.name.clone(),
+            order: stage.order,
+            is_private: stage.meta.is_private,
+        },
+        vote_count: 0,
+        comment_count: 0,
+    };
+    let new_creator = match creator {
+        Creator::New(s) => Some(s),
+        Creator::Known(_) => None,
+    };
+    for _ in 0..URL_ID_ATTEMPTS {
+        view.topic.url_id = slug::new_url_id(&mut thread_rng());
+        let events = [topic_event(EventKind::TopicsCreate, &view, now)];
+        match store
+            .insert_topic(&view.topic, new_creator.clone(), &events)
+            .await
+        {
+            Ok(()) => return Ok(view),
+            Err(StoreError::Conflict(rule)) if rule == conflicts::TOPIC_URL_ID => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(StoreError::Failure("no free urlId after several attempts".into()).into())
+}
+
+/// Who the caller says the author is, validated before anything is written.
+enum Author {
+    /// The subscriber of the token.
+    Session(Subscriber),
+    /// An anonymous visitor who gave an e-mail: found or created by it.
+    Email(Identify),
+    /// An anonymous visitor without e-mail: a new subscriber with this name (random when none).
+    Nameless(Option<String>),
+}
+
+fn anonymous_author(input: &NewTopicInput) -> AppResult<Author> {
+    let email = input.email.as_deref().filter(|e| !e.trim().is_empty());
+    match email {
+        Some(email) => Ok(Author::Email(Identify::new(
+            Some(email),
+            input.name.as_deref(),
+            None,
+            None,
+            Some("widget"),
+        )?)),
+        None => {
+            let name = sounding_domain::text::optional(
+                "name",
+                input.name.as_deref(),
+                sounding_domain::text::NAME_MAX,
+            )?
+            .filter(|n| !n.is_empty());
+            Ok(Author::Nameless(name))
+        }
+    }
+}
+
+fn anonymous_subscriber(
+    team: sounding_domain::TeamId,
+    name: Option<String>,
+    now: sounding_domain::Timestamp,
+) -> Subscriber {
+    Subscriber {
+        id: SubscriberId::new(),
+        team_id: team,
+        name: name.unwrap_or_else(|| names::random_name(&mut thread_rng())),
+        email: None,
+        source: SubscriberSource::Widget,
+        meta: Default::default(),
+        attributes: Default::default(),
+        avatar_url: None,
+        token_version: 0,
+        created_at: now,
+        last_updated: now,
+    }
+}

@@ -1,0 +1,49 @@
+//! `public/topics.subscribe` and `.unsubscribe`: a subscriber follows a topic or stops.
+
+use sounding_domain::{
+    access::{Caller, SubscriberSession},
+    ports::{Clock, Store},
+    TopicId,
+};
+
+use super::{required_topic_id, topic_not_found, visible_topic};
+use crate::error::AppResult;
+
+pub async fn follow_topic(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+    id: Option<&str>,
+) -> AppResult<TopicId> {
+    let id = required_topic_id("id", id)?;
+    visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
+    set(store, clock, session, id, true).await
+}
+
+pub async fn unfollow_topic(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+    id: Option<&str>,
+) -> AppResult<TopicId> {
+    let id = required_topic_id("id", id)?;
+    set(store, clock, session, id, false).await
+}
+
+async fn set(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    session: &SubscriberSession,
+    id: TopicId,
+    follow: bool,
+) -> AppResult<TopicId> {
+    let s = &session.subscriber;
+    if store
+        .set_topic_following(s.team_id, id, s.id, follow, clock.now())
+        .await?
+    {
+        Ok(id)
+    } else {
+        Err(topic_not_found())
+    }
+}

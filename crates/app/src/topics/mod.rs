@@ -1,0 +1,83 @@
+//! Topic use cases: the public `topics.create|info`, `topic-comments.*`, `topic-votes.*`,
+//! `topics.subscribe|unsubscribe`, and the team's `topics.list|update|delete`.
+
+mod admin;
+mod comments;
+mod create;
+mod follow;
+mod info;
+mod votes;
+
+pub use admin::{delete_topic, list_topics, update_topic, TopicChanges, TopicListInput};
+pub use comments::{
+    create_topic_comment, list_topic_comments, TopicCommentInput, TopicCommentListInput,
+    DEFAULT_COMMENTS_LIMIT,
+};
+pub use create::{create_topic, NewTopicInput};
+pub use follow::{follow_topic, unfollow_topic};
+pub use info::topic_info;
+pub use votes::{cast_topic_vote, retract_topic_vote, topic_vote_info};
+
+use sounding_domain::{
+    access::Caller,
+    event::{EventKind, NewEvent},
+    ports::Store,
+    topic::TopicView,
+    Entity, Timestamp, TopicId,
+};
+
+use crate::{
+    auth::is_team_member,
+    error::{AppError, AppResult},
+    wire::{self, TopicJson},
+};
+
+pub(crate) fn topic_not_found() -> AppError {
+    AppError::not_found(Entity::Topic)
+}
+
+/// The topic id in `field`, which is required.
+pub(crate) fn required_topic_id(field: &str, raw: Option<&str>) -> AppResult<TopicId> {
+    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
+    Ok(TopicId::parse(field, raw)?)
+}
+
+/// Whether public operations show the topic to this caller: published, and on a public stage
+/// unless the caller is a team member.
+pub(crate) async fn visible_to(
+    store: &dyn Store,
+    caller: &Caller,
+    view: &TopicView,
+) -> AppResult<bool> {
+    if view.topic.published_at.is_none() {
+        return Ok(false);
+    }
+    Ok(!view.stage.is_private || is_team_member(store, caller).await?)
+}
+
+/// The topic as public operations see it; anything not visible is not found.
+pub(crate) async fn visible_topic(
+    store: &dyn Store,
+    caller: &Caller,
+    id: TopicId,
+) -> AppResult<TopicView> {
+    let view = store
+        .topic(caller.team_id(), id)
+        .await?
+        .ok_or_else(topic_not_found)?;
+    if visible_to(store, caller, &view).await? {
+        Ok(view)
+    } else {
+        Err(topic_not_found())
+    }
+}
+
+pub(crate) fn topic_event(kind: EventKind, view: &TopicView, now: Timestamp) -> NewEvent {
+    NewEvent::new(
+        view.topic.team_id,
+        kind,
+        now,
+        &[("topicId", view.topic.id.to_string())],
+        wire::to_value(&TopicJson::from(view)),
+    )
+}

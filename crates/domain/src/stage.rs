@@ -1,0 +1,164 @@
+//! Stages of a roadmap: ordered 1, 2, 3… without gaps, public or private, moderated or not.
+
+use serde_json::Value;
+
+use crate::{
+    error::{DomainError, DomainResult},
+    ids::{RoadmapId, StageId, TeamId},
+    text,
+    timestamp::Timestamp,
+};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StageMeta {
+    /// Visible to team members only; takes no public topics.
+    pub is_private: bool,
+    /// New public topics are published at once even when the team moderates.
+    pub disable_moderation: bool,
+    pub color: Option<String>,
+}
+
+/// Changes to a stage's meta; only the three documented keys are read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StageMetaPatch {
+    pub is_private: Option<bool>,
+    pub disable_moderation: Option<bool>,
+    /// `Some(None)` clears the color.
+    pub color: Option<Option<String>>,
+}
+
+impl StageMetaPatch {
+    pub fn from_json(value: Option<&Value>) -> DomainResult<Self> {
+        let map = match value {
+            None | Some(Value::Null) => return Ok(Self::default()),
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(DomainError::invalid("meta must be an object")),
+        };
+        let flag = |key: &str| -> DomainResult<Option<bool>> {
+            match map.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(_) => Err(DomainError::invalid(format!(
+                    "meta.{key} must be a boolean"
+                ))),
+            }
+        };
+        let color = match map.get("color") {
+            None => None,
+            Some(Value::Null) => Some(None),
+            Some(Value::String(s)) => Some(Some(text::color("meta.color", s)?)),
+            Some(_) => {
+                return Err(DomainError::invalid(
+                    "meta.color must be a hex color like #3B82F6",
+                ))
+            }
+        };
+        Ok(Self {
+            is_private: flag("isPrivate")?,
+            disable_moderation: flag("disableModeration")?,
+            color,
+        })
+    }
+
+    pub fn apply(self, meta: &mut StageMeta) {
+        if let Some(v) = self.is_private {
+            meta.is_private = v;
+        }
+        if let Some(v) = self.disable_moderation {
+            meta.disable_moderation = v;
+        }
+        if let Some(v) = self.color {
+            meta.color = v;
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage {
+    pub id: StageId,
+    pub team_id: TeamId,
+    pub roadmap_id: RoadmapId,
+    pub name: String,
+    /// 1-based position in the roadmap; the store keeps the sequence gapless.
+    pub order: i64,
+    pub meta: StageMeta,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A stage with the number of its published topics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageView {
+    pub stage: Stage,
+    pub topic_count: i64,
+}
+
+/// A requested position: 1 or more (positions past the end mean "last").
+pub fn parse_order(order: Option<i64>) -> DomainResult<Option<i64>> {
+    match order {
+        Some(o) if o < 1 => Err(DomainError::invalid("order must be 1 or more")),
+        other => Ok(other),
+    }
+}
+
+pub fn stage_name(raw: Option<&str>) -> DomainResult<String> {
+    text::required("name", raw, text::NAME_MAX)
+}
+
+/// The roadmap's stage ids in their new order after putting `id` at `position` (1-based,
+/// clamped to the end; at the end when `None`). `id` may be new (an insert) or already among
+/// `ordered` (a move). The stores write `order = index + 1` from this.
+pub fn place(ordered: &[StageId], id: StageId, position: Option<i64>) -> Vec<StageId> {
+    let mut rest: Vec<StageId> = ordered.iter().copied().filter(|s| *s != id).collect();
+    let at = match position {
+        Some(p) => usize::try_from(p - 1).unwrap_or(0).min(rest.len()),
+        None if ordered.contains(&id) => {
+            // A move without a position keeps its place.
+            ordered.iter().position(|s| *s == id).unwrap_or(rest.len())
+        }
+        None => rest.len(),
+    };
+    rest.insert(at, id);
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn placing_inserts_moves_and_clamps() {
+        let [a, b, c, d] = [
+            StageId::new(),
+            StageId::new(),
+            StageId::new(),
+            StageId::new(),
+        ];
+        let abc = [a, b, c];
+        assert_eq!(place(&abc, d, None), vec![a, b, c, d]);
+        assert_eq!(place(&abc, d, Some(1)), vec![d, a, b, c]);
+        assert_eq!(place(&abc, d, Some(99)), vec![a, b, c, d]);
+        assert_eq!(place(&abc, c, Some(1)), vec![c, a, b]);
+        assert_eq!(place(&abc, a, Some(2)), vec![b, a, c]);
+        assert_eq!(place(&abc, b, None), vec![a, b, c]);
+        assert_eq!(place(&[], a, Some(5)), vec![a]);
+    }
+
+    #[test]
+    fn meta_patch_reads_the_three_keys() {
+        let patch = StageMetaPatch::from_json(Some(&json!({
+            "isPrivate": true, "color": "#abcdef", "other": 1
+        })))
+        .unwrap();
+        let mut meta = StageMeta::default();
+        patch.apply(&mut meta);
+        assert!(meta.is_private && !meta.disable_moderation);
+        assert_eq!(meta.color.as_deref(), Some("#ABCDEF"));
+        assert!(StageMetaPatch::from_json(Some(&json!({"isPrivate": 1}))).is_err());
+        assert_eq!(
+            parse_order(Some(0)),
+            Err(DomainError::invalid("order must be 1 or more"))
+        );
+    }
+}

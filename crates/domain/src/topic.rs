@@ -1,0 +1,230 @@
+//! Topics: feature requests on a roadmap stage, with a short url id, a visit counter, and
+//! the moderation state of decisions §3.
+
+use serde_json::{Map, Value};
+
+use crate::{
+    error::DomainResult,
+    feedback_comment::Direction,
+    ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicId},
+    meta::{self, Meta},
+    page::PageRequest,
+    slug, text,
+    timestamp::Timestamp,
+};
+
+/// The only meta keys a topic keeps (decisions §2); others are dropped silently.
+pub const META_KEYS: [&str; 6] = [
+    "ctaTitle",
+    "ctaLink",
+    "ctaImage",
+    "description",
+    "feedback",
+    "projectId",
+];
+
+/// How long one viewer's visits count once (interface §8).
+pub const VISIT_WINDOW_SECONDS: i64 = 120;
+
+/// Validated topic meta with only the whitelisted keys.
+pub fn topic_meta(raw: Option<&Value>) -> DomainResult<Option<Meta>> {
+    Ok(meta::validate_optional("meta", raw)?.map(|m| {
+        m.into_iter()
+            .filter(|(k, _)| META_KEYS.contains(&k.as_str()))
+            .collect::<Map<String, Value>>()
+    }))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Topic {
+    pub id: TopicId,
+    pub team_id: TeamId,
+    pub roadmap_id: RoadmapId,
+    pub stage_id: StageId,
+    pub url_id: String,
+    pub title: String,
+    pub description: String,
+    pub text: String,
+    /// The creator.
+    pub subscriber_id: SubscriberId,
+    pub meta: Meta,
+    /// Counted by the store (`record_topic_visit`); writes of the topic leave it alone.
+    pub visits: i64,
+    /// `None` while awaiting moderation.
+    pub published_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Topic {
+    pub fn url(&self) -> String {
+        slug::url_path(&self.title, &self.url_id)
+    }
+}
+
+/// The stage a topic is on, as shown with it (and whether it is private).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageRef {
+    pub id: StageId,
+    pub name: String,
+    pub order: i64,
+    pub is_private: bool,
+}
+
+/// A topic as read: with its stage and the live counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicView {
+    pub topic: Topic,
+    pub stage: StageRef,
+    pub vote_count: i64,
+    pub comment_count: i64,
+}
+
+impl TopicView {
+    /// Whether public reads may show it to someone who is not a team member.
+    pub fn is_public(&self) -> bool {
+        self.topic.published_at.is_some() && !self.stage.is_private
+    }
+}
+
+/// Validated content of `topics.create`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicDraft {
+    pub title: String,
+    pub description: String,
+    pub text: String,
+    pub meta: Meta,
+}
+
+impl TopicDraft {
+    /// `title` is checked by the caller (its refusal has a fixed body); the description
+    /// defaults to the title.
+    pub fn new(
+        title: String,
+        description: Option<&str>,
+        text: Option<&str>,
+        meta: Option<&Value>,
+    ) -> DomainResult<Self> {
+        let description = text::optional("description", description, text::TEXT_MAX)?
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| title.clone());
+        Ok(Self {
+            description,
+            text: text::optional("text", text, text::TEXT_MAX)?.unwrap_or_default(),
+            meta: topic_meta(meta)?.unwrap_or_default(),
+            title,
+        })
+    }
+}
+
+/// A topic title: `None` when missing or blank (refused with `title is required`).
+pub fn topic_title(raw: Option<&str>) -> DomainResult<Option<String>> {
+    match raw.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(None),
+        Some(t) => Ok(Some(text::required("title", Some(t), text::TITLE_MAX)?)),
+    }
+}
+
+/// Validated changes of `topics.update`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TopicPatch {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub text: Option<String>,
+    /// Merged into the stored meta, whitelisted keys only.
+    pub meta: Option<Meta>,
+}
+
+impl TopicPatch {
+    pub fn new(
+        title: Option<&str>,
+        description: Option<&str>,
+        text: Option<&str>,
+        meta: Option<&Value>,
+    ) -> DomainResult<Self> {
+        Ok(Self {
+            title: title
+                .map(|t| text::required("title", Some(t), text::TITLE_MAX))
+                .transpose()?,
+            description: text::optional("description", description, text::TEXT_MAX)?,
+            text: text::optional("text", text, text::TEXT_MAX)?,
+            meta: topic_meta(meta)?,
+        })
+    }
+
+    pub fn apply(self, topic: &mut Topic, now: Timestamp) {
+        if let Some(title) = self.title {
+            topic.title = title;
+        }
+        if let Some(description) = self.description {
+            topic.description = description;
+        }
+        if let Some(text) = self.text {
+            topic.text = text;
+        }
+        if let Some(patch) = self.meta {
+            meta::merge(&mut topic.meta, &patch);
+        }
+        topic.updated_at = now;
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TopicSort {
+    #[default]
+    CreatedAt,
+    UpdatedAt,
+    Title,
+    VoteCount,
+}
+
+impl TopicSort {
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw {
+            "createdAt" => Ok(Self::CreatedAt),
+            "updatedAt" => Ok(Self::UpdatedAt),
+            "title" => Ok(Self::Title),
+            "voteCount" => Ok(Self::VoteCount),
+            _ => Err(crate::DomainError::invalid(
+                "sort must be one of createdAt, updatedAt, title, voteCount",
+            )),
+        }
+    }
+}
+
+/// A topic list: the team's topics narrowed by roadmap and stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicQuery {
+    pub roadmap_id: Option<RoadmapId>,
+    pub stage_id: Option<StageId>,
+    /// Only published topics (the public view); the team sees all.
+    pub published_only: bool,
+    /// Ties are broken by id in the same direction.
+    pub sort: TopicSort,
+    pub direction: Direction,
+    pub page: PageRequest,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn meta_keeps_only_whitelisted_keys() {
+        let meta = topic_meta(Some(&json!({"ctaLink": "https://x.io", "secret": 1})))
+            .unwrap()
+            .unwrap();
+        assert_eq!(Value::Object(meta), json!({"ctaLink": "https://x.io"}));
+    }
+
+    #[test]
+    fn description_defaults_to_the_title() {
+        let draft = TopicDraft::new("Dark mode".into(), None, None, None).unwrap();
+        assert_eq!(draft.description, "Dark mode");
+        let draft = TopicDraft::new("Dark mode".into(), Some(" "), None, None).unwrap();
+        assert_eq!(draft.description, "Dark mode");
+        assert_eq!(topic_title(Some("  ")).unwrap(), None);
+        assert_eq!(topic_title(Some(" X ")).unwrap(), Some("X".into()));
+    }
+}

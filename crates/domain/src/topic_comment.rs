@@ -1,0 +1,101 @@
+//! Threaded comments on topics: a comment may answer another of the same topic, to any depth.
+//! Each comment remembers its thread's top-level comment (`root_id`) so a page of threads and
+//! all their replies load in a fixed number of queries.
+
+use crate::{
+    error::{DomainError, DomainResult},
+    feedback_comment::{CommentSort, Direction},
+    ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
+    page::PageRequest,
+    subscriber::Subscriber,
+    timestamp::Timestamp,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CommentSource {
+    Widget,
+    #[default]
+    Api,
+    Email,
+}
+
+impl CommentSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Widget => "widget",
+            Self::Api => "api",
+            Self::Email => "email",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw {
+            "widget" => Ok(Self::Widget),
+            "api" => Ok(Self::Api),
+            "email" => Ok(Self::Email),
+            _ => Err(DomainError::invalid(
+                "source must be one of widget, api, email",
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicComment {
+    pub id: TopicCommentId,
+    pub team_id: TeamId,
+    pub topic_id: TopicId,
+    pub creator_id: SubscriberId,
+    /// `None` for a top-level comment.
+    pub parent_id: Option<TopicCommentId>,
+    /// The thread's top-level comment (itself for a top-level one).
+    pub root_id: TopicCommentId,
+    pub text: String,
+    pub source: CommentSource,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The topic a comment belongs to, as shown in team-wide lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicRef {
+    pub id: TopicId,
+    pub title: String,
+    pub url_id: String,
+}
+
+/// A comment as read: with its author (`None` once the subscriber is deleted) and topic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicCommentView {
+    pub comment: TopicComment,
+    pub author: Option<Subscriber>,
+    pub topic: TopicRef,
+}
+
+/// A top-level comment with every reply below it, oldest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommentThread {
+    pub root: TopicCommentView,
+    pub replies: Vec<TopicCommentView>,
+}
+
+/// Which topics' comments a thread list may show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadScope {
+    /// Published topics on public stages.
+    Public,
+    /// Every topic of the team.
+    Team,
+}
+
+/// A validated `topic-comments.list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadQuery {
+    /// One topic, or every topic of the team in scope.
+    pub topic: Option<TopicId>,
+    pub scope: ThreadScope,
+    /// Orders the top-level comments (ties by id in the same direction).
+    pub sort: CommentSort,
+    pub direction: Direction,
+    pub page: PageRequest,
+}

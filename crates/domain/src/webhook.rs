@@ -1,0 +1,354 @@
+//! Outgoing webhooks (decisions §6): subscriptions of a target URL to one event, the rules a
+//! target must meet, the signing secret, and the retry schedule of a delivery.
+
+use std::{
+    net::{IpAddr, Ipv4Addr, Ipv6Addr},
+    time::Duration,
+};
+
+use base64::{engine::general_purpose::STANDARD, Engine as _};
+use rand::RngCore;
+use url::{Host, Url};
+
+use crate::{
+    error::{DomainError, DomainResult},
+    event::EventKind,
+    ids::{DeliveryId, EventId, TeamId, WebhookId},
+    page::PageRequest,
+    timestamp::Timestamp,
+};
+
+/// The prefix of a signing secret (Standard Webhooks).
+pub const SECRET_PREFIX: &str = "whsec_";
+
+/// A target URL subscribed to one event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSubscription {
+    pub id: WebhookId,
+    pub team_id: TeamId,
+    pub target_url: String,
+    pub event: EventKind,
+    /// `whsec_` + base64 of 32 random bytes; shown once, at subscription.
+    pub secret: String,
+    pub created_at: Timestamp,
+}
+
+/// A new signing secret from the operating system's CSPRNG.
+pub fn new_secret() -> String {
+    let mut key = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut key);
+    format!("{SECRET_PREFIX}{}", STANDARD.encode(key))
+}
+
+/// Whether targets may be http or private addresses (local use and tests only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TargetPolicy {
+    pub allow_private: bool,
+}
+
+/// Checks a target URL as far as it can be checked without resolving it: http(s) only, https
+/// unless private targets are allowed, no credentials, and no literal address or `localhost`
+/// that is not public. The resolved addresses are checked again when connecting.
+pub fn check_target_url(raw: &str, policy: TargetPolicy) -> DomainResult<Url> {
+    let invalid = |why: &str| DomainError::invalid(format!("target_url {why}"));
+    let url = Url::parse(raw.trim()).map_err(|_| invalid("must be an absolute http(s) URL"))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if policy.allow_private => {}
+        "http" => return Err(invalid("must use https")),
+        _ => return Err(invalid("must be an absolute http(s) URL")),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid("must not carry credentials"));
+    }
+    if raw.len() > crate::text::URL_MAX {
+        return Err(invalid("must be at most 2048 characters"));
+    }
+    if policy.allow_private {
+        return Ok(url);
+    }
+    match url.host() {
+        None => Err(invalid("must name a host")),
+        Some(Host::Ipv4(ip)) if !is_public(IpAddr::V4(ip)) => Err(invalid(
+            "must not point at a private, loopback or reserved address",
+        )),
+        Some(Host::Ipv6(ip)) if !is_public(IpAddr::V6(ip)) => Err(invalid(
+            "must not point at a private, loopback or reserved address",
+        )),
+        Some(Host::Domain(name)) if is_local_name(name) => {
+            Err(invalid("must not point at a local host name"))
+        }
+        Some(_) => Ok(url),
+    }
+}
+
+fn is_local_name(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name.ends_with(".local")
+        || name.ends_with(".internal")
+}
+
+/// Whether an address is globally reachable: not loopback, private, link-local, shared
+/// (CGNAT), documentation, benchmarking, multicast, reserved or unspecified.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public_v4(v4);
+            }
+            is_public_v6(v6)
+        }
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    !(ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_broadcast()
+        || ip.is_documentation()
+        || ip.is_multicast()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
+        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+        || (a == 198 && (18..20).contains(&b)) // benchmarking
+        || a >= 240) // reserved
+}
+
+fn is_public_v6(ip: Ipv6Addr) -> bool {
+    let first = ip.segments()[0];
+    !(ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_multicast()
+        || (first & 0xfe00) == 0xfc00 // unique local
+        || (first & 0xffc0) == 0xfe80 // link local
+        || (first & 0xffc0) == 0xfec0 // site local (deprecated)
+        || first == 0x2001 && ip.segments()[1] == 0x0db8 // documentation
+        || first == 0x0064 && ip.segments()[1] == 0xff9b // NAT64 can reach private v4
+        || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4)))
+}
+
+/// One attempt to deliver an event to a target, as the sender port receives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookRequest {
+    pub url: String,
+    /// `webhook-id`: the delivery's id, the same on every retry.
+    pub webhook_id: String,
+    /// `webhook-timestamp`: Unix seconds of this attempt.
+    pub timestamp: i64,
+    /// The JSON body, exactly as signed.
+    pub body: String,
+    /// The subscription's `whsec_…` secret.
+    pub secret: String,
+}
+
+/// What one attempt came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptOutcome {
+    /// The response status, when a response arrived.
+    pub status: Option<u16>,
+    pub duration: Duration,
+    /// Why the attempt failed without a response (timeout, refused, blocked address), or
+    /// a note on a failing response.
+    pub error: Option<String>,
+    /// The target's `Retry-After` on 429 or 503.
+    pub retry_after: Option<Duration>,
+}
+
+impl AttemptOutcome {
+    pub fn delivered(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+
+    /// 410 Gone: the target wants no more deliveries.
+    pub fn gone(&self) -> bool {
+        self.status == Some(410)
+    }
+}
+
+/// Where a delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    /// Waiting for its next attempt.
+    Pending,
+    Delivered,
+    /// Given up: retries exhausted, or the target said 410 Gone.
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Delivered => "delivered",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> DomainResult<Self> {
+        match raw {
+            "pending" => Ok(Self::Pending),
+            "delivered" => Ok(Self::Delivered),
+            "failed" => Ok(Self::Failed),
+            _ => Err(DomainError::invalid(
+                "status must be one of pending, delivered, failed",
+            )),
+        }
+    }
+}
+
+/// One event on its way to one subscription: what `automation.deliveries` lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// Also the `webhook-id` header, the same on every attempt.
+    pub id: DeliveryId,
+    pub team_id: TeamId,
+    pub webhook_id: WebhookId,
+    pub event_id: EventId,
+    /// The event's name.
+    pub event: String,
+    /// The target as it was when the event fanned out.
+    pub target_url: String,
+    pub status: DeliveryStatus,
+    pub attempts: i64,
+    pub next_attempt_at: Option<Timestamp>,
+    pub first_attempt_at: Option<Timestamp>,
+    pub last_attempt_at: Option<Timestamp>,
+    pub last_status_code: Option<i64>,
+    pub last_error: Option<String>,
+    pub last_duration_ms: Option<i64>,
+    pub created_at: Timestamp,
+}
+
+/// A delivery a worker holds the lease of, with what it needs to attempt it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeasedDelivery {
+    pub delivery: Delivery,
+    /// The event's payload, the body to send.
+    pub body: String,
+    pub secret: String,
+}
+
+/// What a worker decided after an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptResult {
+    Delivered,
+    /// Try again at this time.
+    Retry {
+        at: Timestamp,
+    },
+    /// Give up. `unsubscribe` when the target answered 410 Gone.
+    Failed {
+        unsubscribe: bool,
+    },
+}
+
+/// One attempt as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub at: Timestamp,
+    pub outcome: AttemptOutcome,
+    pub result: AttemptResult,
+}
+
+/// A validated `automation.deliveries`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryQuery {
+    pub webhook_id: Option<WebhookId>,
+    pub status: Option<DeliveryStatus>,
+    /// Newest first.
+    pub page: PageRequest,
+}
+
+/// Pauses after the 1st, 2nd, … failed attempt before the next (about 5 s, 30 s, 2 min,
+/// 10 min, 30 min, 1 h, 2 h, 4 h, 8 h).
+pub const RETRY_SCHEDULE_SECONDS: [u64; 9] = [5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800];
+
+/// How long after the first attempt a delivery may still be retried.
+pub const RETRY_HORIZON_SECONDS: u64 = 24 * 60 * 60;
+
+/// The pause before the next attempt after `failed_attempts` failures, scaled by `scale` (1.0
+/// in production; tests shorten it) and spread by `jitter` in `0.0..1.0` (±20 %). `None` when
+/// the schedule is exhausted.
+pub fn retry_delay(failed_attempts: u32, scale: f64, jitter: f64) -> Option<Duration> {
+    let index = usize::try_from(failed_attempts.checked_sub(1)?).ok()?;
+    let base = *RETRY_SCHEDULE_SECONDS.get(index)? as f64 * scale;
+    let spread = 0.8 + 0.4 * jitter.clamp(0.0, 1.0);
+    Some(Duration::from_secs_f64((base * spread).max(0.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open() -> TargetPolicy {
+        TargetPolicy {
+            allow_private: true,
+        }
+    }
+
+    #[test]
+    fn private_and_non_https_targets_are_refused_by_default() {
+        let strict = TargetPolicy::default();
+        for bad in [
+            "http://127.0.0.1/hook",
+            "http://[::1]/hook",
+            "http://10.0.0.1/",
+            "http://169.254.169.254/latest",
+            "file:///etc/passwd",
+            "https://localhost/hook",
+            "https://127.0.0.1/",
+            "https://[::1]/",
+            "https://10.1.2.3/",
+            "https://169.254.169.254/",
+            "https://[::ffff:127.0.0.1]/",
+            "https://100.64.0.1/",
+            "https://0.0.0.0/",
+            "https://user:pw@example.com/",
+            "ftp://example.com/",
+            "not a url",
+        ] {
+            assert!(check_target_url(bad, strict).is_err(), "{bad} accepted");
+        }
+        assert!(check_target_url("https://hooks.example.com/x?y=1", strict).is_ok());
+        assert!(check_target_url("https://93.184.216.34/", strict).is_ok());
+    }
+
+    #[test]
+    fn allowing_private_targets_admits_http_and_loopback_only() {
+        assert!(check_target_url("http://127.0.0.1:9000/hook", open()).is_ok());
+        assert!(check_target_url("file:///etc/passwd", open()).is_err());
+        let message = check_target_url("http://example.com", TargetPolicy::default())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(message, "target_url must use https");
+    }
+
+    #[test]
+    fn secrets_are_prefixed_base64_of_32_bytes() {
+        let secret = new_secret();
+        let key = STANDARD
+            .decode(secret.strip_prefix(SECRET_PREFIX).unwrap())
+            .unwrap();
+        assert_eq!(key.len(), 32);
+        assert_ne!(secret, new_secret());
+    }
+
+    #[test]
+    fn retries_back_off_with_bounded_jitter_and_end() {
+        assert_eq!(retry_delay(0, 1.0, 0.5), None);
+        assert_eq!(retry_delay(1, 1.0, 0.5), Some(Duration::from_secs(5)));
+        assert_eq!(retry_delay(3, 1.0, 0.5), Some(Duration::from_secs(120)));
+        assert_eq!(retry_delay(9, 1.0, 0.5), Some(Duration::from_secs(28800)));
+        assert_eq!(retry_delay(10, 1.0, 0.5), None);
+        let low = retry_delay(2, 1.0, 0.0).unwrap();
+        let high = retry_delay(2, 1.0, 1.0).unwrap();
+        assert_eq!((low.as_secs(), high.as_secs()), (24, 36));
+        assert_eq!(retry_delay(1, 0.01, 0.5), Some(Duration::from_millis(50)));
+    }
+}

@@ -1,0 +1,101 @@
+//! `public/topic-votes.create|delete` (subscriber token; without one `{"error": "Bad
+//! request"}`) and `public/topic-votes.info` (either credential).
+
+use actix_web::{web, HttpResponse};
+use sounding_app::{topics, wire::TopicVoteJson};
+
+use crate::{
+    auth::{AnyCaller, OptionalCaller},
+    dto::{
+        common::ErrorBody,
+        roadmap::{
+            OkResponse, TopicIdParams, TopicVoteInfo, TopicVoteInfoResponse, TopicVoteResponse,
+        },
+    },
+    error::ApiError,
+    params::Params,
+    state::ApiState,
+};
+
+/// Votes for a topic; one vote per subscriber per topic. Emits `topic-votes.create`.
+#[utoipa::path(
+    post,
+    path = "/v1/public/topic-votes.create",
+    operation_id = "public/topic-votes.create",
+    tag = "topic-votes",
+    request_body = TopicIdParams,
+    responses(
+        (status = 200, description = "The vote.", body = TopicVoteResponse),
+        (status = 400, description = "`{\"error\": \"Bad request\"}` without a subscriber token (no `statusCode`); `id is required`.", body = ErrorBody),
+        (status = 404, description = "`Topic not found`.", body = ErrorBody),
+        (status = 409, description = "`{\"error\": \"Duplicate vote\"}` (no `statusCode`).", body = ErrorBody),
+    ),
+    security(("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn create(
+    state: web::Data<ApiState>,
+    caller: OptionalCaller,
+    Params(params): Params<TopicIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    let (vote, _) = topics::cast_topic_vote(
+        &*state.store,
+        &*state.clock,
+        caller.0.as_ref(),
+        params.id.as_deref(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(TopicVoteResponse {
+        data: TopicVoteJson::from(&vote),
+    }))
+}
+
+/// Removes the calling subscriber's vote, if any. Idempotent.
+#[utoipa::path(
+    post,
+    path = "/v1/public/topic-votes.delete",
+    operation_id = "public/topic-votes.delete",
+    tag = "topic-votes",
+    request_body = TopicIdParams,
+    responses(
+        (status = 200, description = "No vote of the caller remains.", body = OkResponse),
+        (status = 400, description = "`{\"error\": \"Bad request\"}` without a subscriber token.", body = ErrorBody),
+        (status = 404, description = "`Topic not found`.", body = ErrorBody),
+    ),
+    security(("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn delete(
+    state: web::Data<ApiState>,
+    caller: OptionalCaller,
+    Params(params): Params<TopicIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    topics::retract_topic_vote(&*state.store, caller.0.as_ref(), params.id.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(OkResponse { ok: true }))
+}
+
+/// The topic's vote count and whether the calling subscriber voted.
+#[utoipa::path(
+    post,
+    path = "/v1/public/topic-votes.info",
+    operation_id = "public/topic-votes.info",
+    tag = "topic-votes",
+    request_body = TopicIdParams,
+    responses(
+        (status = 200, description = "The count.", body = TopicVoteInfoResponse),
+        (status = 404, description = "`Topic not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
+)]
+pub async fn info(
+    state: web::Data<ApiState>,
+    caller: AnyCaller,
+    Params(params): Params<TopicIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    let vote_state =
+        topics::topic_vote_info(&*state.store, &caller.0, params.id.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(TopicVoteInfoResponse {
+        data: TopicVoteInfo {
+            count: vote_state.count,
+            is_subscriber_voted: vote_state.voted,
+        },
+    }))
+}

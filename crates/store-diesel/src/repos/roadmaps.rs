@@ -1,0 +1,516 @@
+//! Roadmaps and their stages. A roadmap's stage orders (the column `position`) stay 1, 2, 3…:
+//! every insert, move and delete of a stage locks the roadmap's row (on PostgreSQL; SQLite's
+//! `BEGIN IMMEDIATE` already serializes writers), reads the stages in order, computes the new
+//! order with `sounding_domain::stage::place` and rewrites the positions that changed, all in
+//! one transaction.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use diesel::{dsl::count_star, prelude::*};
+use sounding_domain::{
+    ids::{RoadmapId, StageId, TeamId},
+    ports::{conflicts, RoadmapStore, StoreResult},
+    roadmap::Roadmap,
+    stage::{place, Stage, StageMeta, StageView},
+};
+use time::PrimitiveDateTime;
+
+use super::{
+    from_db_time, parse_id, to_db_time,
+    topics::{any_topic, purge_topics, TopicsOf},
+};
+use crate::{
+    connection::DbConnection,
+    error::{DbError, DbResult},
+    schema::{roadmaps, stages, topics},
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = roadmaps)]
+struct RoadmapRow {
+    id: String,
+    team_id: String,
+    name: String,
+    description: String,
+    created_at: PrimitiveDateTime,
+    updated_at: PrimitiveDateTime,
+}
+
+impl From<&Roadmap> for RoadmapRow {
+    fn from(r: &Roadmap) -> Self {
+        Self {
+            id: r.id.to_string(),
+            team_id: r.team_id.to_string(),
+            name: r.name.clone(),
+            description: r.description.clone(),
+            created_at: to_db_time(r.created_at),
+            updated_at: to_db_time(r.updated_at),
+        }
+    }
+}
+
+impl RoadmapRow {
+    fn into_domain(self) -> DbResult<Roadmap> {
+        Ok(Roadmap {
+            id: parse_id("roadmaps.id", &self.id)?,
+            team_id: parse_id("roadmaps.team_id", &self.team_id)?,
+            name: self.name,
+            description: self.description,
+            created_at: from_db_time(self.created_at),
+            updated_at: from_db_time(self.updated_at),
+        })
+    }
+}
+
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = stages)]
+struct StageRow {
+    id: String,
+    team_id: String,
+    roadmap_id: String,
+    name: String,
+    position: i64,
+    is_private: bool,
+    disable_moderation: bool,
+    color: Option<String>,
+    created_at: PrimitiveDateTime,
+    updated_at: PrimitiveDateTime,
+}
+
+/// What `update_stage` saves besides the position: the name and the meta.
+#[derive(AsChangeset)]
+#[diesel(table_name = stages, treat_none_as_null = true)]
+struct StageChanges {
+    name: String,
+    is_private: bool,
+    disable_moderation: bool,
+    color: Option<String>,
+    updated_at: PrimitiveDateTime,
+}
+
+impl StageRow {
+    fn new(s: &Stage, position: i64) -> Self {
+        Self {
+            id: s.id.to_string(),
+            team_id: s.team_id.to_string(),
+            roadmap_id: s.roadmap_id.to_string(),
+            name: s.name.clone(),
+            position,
+            is_private: s.meta.is_private,
+            disable_moderation: s.meta.disable_moderation,
+            color: s.meta.color.clone(),
+            created_at: to_db_time(s.created_at),
+            updated_at: to_db_time(s.updated_at),
+        }
+    }
+
+    fn into_domain(self) -> DbResult<Stage> {
+        Ok(Stage {
+            id: parse_id("stages.id", &self.id)?,
+            team_id: parse_id("stages.team_id", &self.team_id)?,
+            roadmap_id: parse_id("stages.roadmap_id", &self.roadmap_id)?,
+            name: self.name,
+            order: self.position,
+            meta: StageMeta {
+                is_private: self.is_private,
+                disable_moderation: self.disable_moderation,
+                color: self.color,
+            },
+            created_at: from_db_time(self.created_at),
+            updated_at: from_db_time(self.updated_at),
+        })
+    }
+}
+
+impl StageChanges {
+    fn of(s: &Stage) -> Self {
+        Self {
+            name: s.name.clone(),
+            is_private: s.meta.is_private,
+            disable_moderation: s.meta.disable_moderation,
+            color: s.meta.color.clone(),
+            updated_at: to_db_time(s.updated_at),
+        }
+    }
+}
+
+/// How `lock_roadmap` holds the roadmap's row on PostgreSQL until the transaction ends.
+#[derive(Debug, Clone, Copy)]
+enum Lock {
+    /// Serializes the renumberings of the roadmap's stages. It does not conflict with the key
+    /// share a topic's foreign key check takes, so topics can be written meanwhile.
+    Stages,
+    /// Exclusive: the roadmap is about to be deleted. Waits for (and then blocks) every
+    /// transaction that references the row, so no topic or stage appears in it unseen.
+    Delete,
+}
+
+/// Whether the team has the roadmap, its row locked as asked on PostgreSQL.
+fn lock_roadmap(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<bool> {
+    // Built per arm: the locking clauses are PostgreSQL's.
+    macro_rules! roadmap {
+        () => {
+            roadmaps::table
+                .filter(roadmaps::id.eq(id))
+                .filter(roadmaps::team_id.eq(team))
+                .select(roadmaps::id)
+        };
+    }
+    let found = match conn {
+        DbConnection::Postgresql(inner) => match lock {
+            Lock::Stages => roadmap!().for_no_key_update().first::<String>(inner),
+            Lock::Delete => roadmap!().for_update().first::<String>(inner),
+        },
+        DbConnection::Sqlite(inner) => roadmap!().first::<String>(inner),
+    }
+    .optional()?;
+    Ok(found.is_some())
+}
+
+/// The roadmap's stages in their order, with their stored positions. Ties (which the store
+/// never writes, but a hand-edited database might hold) fall back to creation, then id.
+fn ordered_stages(conn: &mut DbConnection, roadmap: &str) -> DbResult<Vec<(StageId, i64)>> {
+    stages::table
+        .filter(stages::roadmap_id.eq(roadmap))
+        .order((
+            stages::position.asc(),
+            stages::created_at.asc(),
+            stages::id.asc(),
+        ))
+        .select((stages::id, stages::position))
+        .load::<(String, i64)>(conn)?
+        .into_iter()
+        .map(|(id, position)| Ok((parse_id("stages.id", &id)?, position)))
+        .collect()
+}
+
+/// Writes `position = index + 1` for every stage of `order` whose stored position (in
+/// `current`) differs; a stage not in `current` is skipped (the caller writes it).
+fn renumber(
+    conn: &mut DbConnection,
+    current: &[(StageId, i64)],
+    order: &[StageId],
+) -> DbResult<()> {
+    let stored: HashMap<StageId, i64> = current.iter().copied().collect();
+    for (index, id) in order.iter().enumerate() {
+        let position = index as i64 + 1;
+        match stored.get(id) {
+            Some(&old) if old != position => {
+                diesel::update(stages::table.find(id.to_string()))
+                    .set(stages::position.eq(position))
+                    .execute(conn)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The 1-based position of `id` in `order`.
+fn position_of(order: &[StageId], id: StageId) -> i64 {
+    order
+        .iter()
+        .position(|s| *s == id)
+        .map_or(0, |i| i as i64 + 1)
+}
+
+/// The stage's roadmap, if the team has the stage.
+fn stage_roadmap(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<String>> {
+    Ok(stages::table
+        .filter(stages::id.eq(id))
+        .filter(stages::team_id.eq(team))
+        .select(stages::roadmap_id)
+        .first::<String>(conn)
+        .optional()?)
+}
+
+/// The number of published topics on the stage.
+fn published_topics(conn: &mut DbConnection, stage: &str) -> DbResult<i64> {
+    Ok(topics::table
+        .filter(topics::stage_id.eq(stage))
+        .filter(topics::published_at.is_not_null())
+        .count()
+        .get_result(conn)?)
+}
+
+#[async_trait]
+impl RoadmapStore for DieselStore {
+    async fn insert_roadmap(&self, roadmap: &Roadmap) -> StoreResult<()> {
+        let row = RoadmapRow::from(roadmap);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                diesel::insert_into(roadmaps::table)
+                    .values(&row)
+                    .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>> {
+        let team = team.to_string();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                roadmaps::table
+                    .filter(roadmaps::team_id.eq(team))
+                    .order((roadmaps::created_at.asc(), roadmaps::id.asc()))
+                    .select(RoadmapRow::as_select())
+                    .load(conn)?
+                    .into_iter()
+                    .map(RoadmapRow::into_domain)
+                    .collect()
+            })
+        })
+        .await
+    }
+
+    async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                roadmaps::table
+                    .filter(roadmaps::id.eq(id))
+                    .filter(roadmaps::team_id.eq(team))
+                    .select(RoadmapRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(RoadmapRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn update_roadmap(&self, roadmap: &Roadmap) -> StoreResult<bool> {
+        let row = RoadmapRow::from(roadmap);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let updated = diesel::update(
+                    roadmaps::table
+                        .filter(roadmaps::id.eq(&row.id))
+                        .filter(roadmaps::team_id.eq(&row.team_id)),
+                )
+                .set((
+                    roadmaps::name.eq(&row.name),
+                    roadmaps::description.eq(&row.description),
+                    roadmaps::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)?;
+                Ok(updated > 0)
+            })
+        })
+        .await
+    }
+
+    async fn delete_roadmap(&self, team: TeamId, id: RoadmapId, force: bool) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // Locked exclusively first on PostgreSQL: a topic or stage being added to the
+                // roadmap (whose foreign key check locks the row too) commits before the check
+                // below, or waits until the roadmap is gone and then fails.
+                if !lock_roadmap(conn, &team, &id, Lock::Delete)? {
+                    return Ok(false);
+                }
+                let which = TopicsOf::Roadmap(&id);
+                if any_topic(conn, which)? {
+                    if !force {
+                        return Err(DbError::Conflict(conflicts::ROADMAP_NOT_EMPTY));
+                    }
+                    purge_topics(conn, which)?;
+                }
+                diesel::delete(stages::table.filter(stages::roadmap_id.eq(&id))).execute(conn)?;
+                diesel::delete(roadmaps::table.find(&id)).execute(conn)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn insert_stage(
+        &self,
+        stage: &Stage,
+        position: Option<i64>,
+    ) -> StoreResult<Option<Stage>> {
+        let stage = stage.clone();
+        let (team, roadmap) = (stage.team_id.to_string(), stage.roadmap_id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
+                    return Ok(None);
+                }
+                let current = ordered_stages(conn, &roadmap)?;
+                let ids: Vec<StageId> = current.iter().map(|(id, _)| *id).collect();
+                let order = place(&ids, stage.id, position);
+                let at = position_of(&order, stage.id);
+                diesel::insert_into(stages::table)
+                    .values(&StageRow::new(&stage, at))
+                    .execute(conn)?;
+                renumber(conn, &current, &order)?;
+                Ok(Some(Stage { order: at, ..stage }))
+            })
+        })
+        .await
+    }
+
+    async fn stages(
+        &self,
+        team: TeamId,
+        roadmap: RoadmapId,
+        include_private: bool,
+    ) -> StoreResult<Vec<StageView>> {
+        let (team, roadmap) = (team.to_string(), roadmap.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                let mut query = stages::table
+                    .filter(stages::roadmap_id.eq(&roadmap))
+                    .filter(stages::team_id.eq(&team))
+                    .order((
+                        stages::position.asc(),
+                        stages::created_at.asc(),
+                        stages::id.asc(),
+                    ))
+                    .select(StageRow::as_select())
+                    .into_boxed();
+                if !include_private {
+                    query = query.filter(stages::is_private.eq(false));
+                }
+                let rows: Vec<StageRow> = query.load(conn)?;
+                if rows.is_empty() {
+                    return Ok(Vec::new());
+                }
+                // Every stage's published topics in one grouped query, not one per stage.
+                let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+                let counts: HashMap<String, i64> = topics::table
+                    .filter(topics::stage_id.eq_any(ids))
+                    .filter(topics::published_at.is_not_null())
+                    .group_by(topics::stage_id)
+                    .select((topics::stage_id, count_star()))
+                    .load::<(String, i64)>(conn)?
+                    .into_iter()
+                    .collect();
+                rows.into_iter()
+                    .map(|row| {
+                        let topic_count = counts.get(&row.id).copied().unwrap_or(0);
+                        Ok(StageView {
+                            stage: row.into_domain()?,
+                            topic_count,
+                        })
+                    })
+                    .collect()
+            })
+        })
+        .await
+    }
+
+    async fn stage(&self, team: TeamId, id: StageId) -> StoreResult<Option<StageView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                let Some(row) = stages::table
+                    .filter(stages::id.eq(&id))
+                    .filter(stages::team_id.eq(&team))
+                    .select(StageRow::as_select())
+                    .first(conn)
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let topic_count = published_topics(conn, &id)?;
+                Ok(Some(StageView {
+                    stage: row.into_domain()?,
+                    topic_count,
+                }))
+            })
+        })
+        .await
+    }
+
+    async fn update_stage(
+        &self,
+        stage: &Stage,
+        position: Option<i64>,
+    ) -> StoreResult<Option<Stage>> {
+        let (team, id) = (stage.team_id.to_string(), stage.id.to_string());
+        let stage_id = stage.id;
+        let changes = StageChanges::of(stage);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let Some(roadmap) = stage_roadmap(conn, &team, &id)? else {
+                    return Ok(None);
+                };
+                if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
+                    return Ok(None);
+                }
+                // Read again under the lock: the stage may have gone meanwhile.
+                let current = ordered_stages(conn, &roadmap)?;
+                let ids: Vec<StageId> = current.iter().map(|(id, _)| *id).collect();
+                if !ids.contains(&stage_id) {
+                    return Ok(None);
+                }
+                let order = place(&ids, stage_id, position);
+                diesel::update(stages::table.find(&id))
+                    .set(&changes)
+                    .execute(conn)?;
+                renumber(conn, &current, &order)?;
+                stages::table
+                    .find(&id)
+                    .select(StageRow::as_select())
+                    .first(conn)?
+                    .into_domain()
+                    .map(Some)
+            })
+        })
+        .await
+    }
+
+    async fn delete_stage(&self, team: TeamId, id: StageId, force: bool) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        let stage_id = id.clone();
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let Some(roadmap) = stage_roadmap(conn, &team, &id)? else {
+                    return Ok(false);
+                };
+                if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
+                    return Ok(false);
+                }
+                // The stage's own row, exclusively on PostgreSQL: a topic being put on it
+                // (whose foreign key check locks the row) commits before the check below or
+                // waits until the stage is gone and then fails.
+                macro_rules! stage {
+                    () => {
+                        stages::table.find(&stage_id).select(stages::id)
+                    };
+                }
+                let still_there = match conn {
+                    DbConnection::Postgresql(inner) => stage!().for_update().first::<String>(inner),
+                    DbConnection::Sqlite(inner) => stage!().first::<String>(inner),
+                }
+                .optional()?
+                .is_some();
+                if !still_there {
+                    return Ok(false);
+                }
+                let which = TopicsOf::Stage(&id);
+                if any_topic(conn, which)? {
+                    if !force {
+                        return Err(DbError::Conflict(conflicts::STAGE_NOT_EMPTY));
+                    }
+                    purge_topics(conn, which)?;
+                }
+                diesel::delete(stages::table.find(&id)).execute(conn)?;
+                // Close the gap.
+                let current = ordered_stages(conn, &roadmap)?;
+                let order: Vec<StageId> = current.iter().map(|(id, _)| *id).collect();
+                renumber(conn, &current, &order)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+}

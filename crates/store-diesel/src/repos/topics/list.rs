@@ -1,0 +1,92 @@
+//! `list_topics`: one count, one page, then the page's stages: three statements whatever the
+//! page size. Hand-written SQL (through `RawSql`) like the feedback list, because the title
+//! order needs PostgreSQL's `COLLATE "C"` to sort exactly as SQLite does.
+
+use diesel::{sql_types::BigInt, QueryableByName};
+use sounding_domain::{
+    feedback_comment::Direction,
+    page::Paged,
+    topic::{TopicQuery, TopicSort, TopicView},
+};
+
+use super::rows::{views, TopicRow};
+use crate::{
+    connection::DbConnection,
+    error::DbResult,
+    raw_sql::{Param, RawSql},
+};
+
+/// Every column of `topics`, named as `TopicRow` reads them.
+const COLUMNS: &str = "t.id, t.team_id, t.roadmap_id, t.stage_id, t.url_id, t.title, \
+    t.title_key, t.description, t.text, t.subscriber_id, t.meta, t.visits, t.vote_count, \
+    t.comment_count, t.published_at, t.created_at, t.updated_at";
+
+#[derive(QueryableByName)]
+pub(super) struct Count {
+    #[diesel(sql_type = BigInt)]
+    pub(super) n: i64,
+}
+
+pub(super) fn list(
+    conn: &mut DbConnection,
+    team: &str,
+    query: &TopicQuery,
+) -> DbResult<Paged<TopicView>> {
+    let mut count = RawSql::for_connection(conn);
+    count.push("SELECT COUNT(*) AS n FROM topics t");
+    selection(&mut count, team, query);
+    let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
+
+    let rows: Vec<TopicRow> = if total > query.page.offset {
+        let postgres = matches!(conn, DbConnection::Postgresql(_));
+        let mut page = RawSql::for_connection(conn);
+        page.push("SELECT ").push(COLUMNS).push(" FROM topics t");
+        selection(&mut page, team, query);
+        let column = match query.sort {
+            TopicSort::CreatedAt => "t.created_at",
+            TopicSort::UpdatedAt => "t.updated_at",
+            // Bytewise on both engines: SQLite's default BINARY collation, and "C" on
+            // PostgreSQL, whose default collation depends on how the database was created.
+            TopicSort::Title if postgres => "t.title_key COLLATE \"C\"",
+            TopicSort::Title => "t.title_key",
+            TopicSort::VoteCount => "t.vote_count",
+        };
+        let direction = match query.direction {
+            Direction::Asc => " ASC",
+            Direction::Desc => " DESC",
+        };
+        page.push(" ORDER BY ")
+            .push(column)
+            .push(direction)
+            .push(", t.id")
+            .push(direction)
+            .push(" LIMIT ")
+            .param(Param::BigInt(query.page.limit))
+            .push(" OFFSET ")
+            .param(Param::BigInt(query.page.offset));
+        page.load(conn)?
+    } else {
+        // Past the end: the page is empty and the query need not run.
+        Vec::new()
+    };
+
+    Ok(Paged {
+        items: views(conn, team, rows)?,
+        total,
+        page: query.page,
+    })
+}
+
+/// The `WHERE` clause that picks the query's topics (shared by the count and the page).
+fn selection(sql: &mut RawSql, team: &str, query: &TopicQuery) {
+    sql.push(" WHERE t.team_id = ").text(team);
+    if let Some(roadmap) = query.roadmap_id {
+        sql.push(" AND t.roadmap_id = ").text(roadmap.to_string());
+    }
+    if let Some(stage) = query.stage_id {
+        sql.push(" AND t.stage_id = ").text(stage.to_string());
+    }
+    if query.published_only {
+        sql.push(" AND t.published_at IS NOT NULL");
+    }
+}

@@ -1,0 +1,566 @@
+//! Topics with their threaded comments, votes, follows and visits. Every write is one
+//! `write_tx` that also appends the events it causes; the vote and comment counts and the
+//! visits on the topic change in the transaction that adds or removes what they count.
+//!
+//! Writes that depend on the topic existing first read it with a row lock on PostgreSQL
+//! (`lock_topic`), so a concurrent delete waits for them (or they for it) instead of a foreign
+//! key failing half-way; on SQLite `BEGIN IMMEDIATE` already serializes writers.
+
+mod list;
+mod rows;
+mod threads;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    event::NewEvent,
+    ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
+    page::Paged,
+    ports::{StoreResult, TopicStore},
+    subscriber::Subscriber,
+    timestamp::Timestamp,
+    topic::{Topic, TopicQuery, TopicView},
+    topic_comment::{CommentThread, ThreadQuery, TopicComment},
+    topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
+};
+
+use self::rows::{follow, views, CommentRow, FollowRow, TopicChanges, TopicRow, VoteRow};
+use super::{outbox::insert_events, parse_id, subscribers::SubscriberRow, to_db_time};
+use crate::{
+    connection::{per_backend, DbConnection},
+    error::DbResult,
+    schema::{
+        stages, subscribers, topic_comments, topic_follows, topic_visits, topic_votes, topics,
+    },
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+/// How `lock_topic` holds the topic's row on PostgreSQL until the transaction ends.
+#[derive(Debug, Clone, Copy)]
+enum Lock {
+    /// Keeps the row from being deleted (what a foreign key check takes): for rows that
+    /// reference the topic without changing it.
+    KeyShare,
+    /// Also serializes the writers of the row's counts and visits.
+    Update,
+    /// Exclusive: the topic is about to be deleted.
+    Delete,
+}
+
+/// The topic's current vote count and visits if it exists in the team, its row locked as asked
+/// on PostgreSQL.
+fn lock_topic(
+    conn: &mut DbConnection,
+    team: &str,
+    id: &str,
+    lock: Lock,
+) -> DbResult<Option<(i64, i64)>> {
+    // Built per arm: the locking clauses are PostgreSQL's.
+    macro_rules! topic {
+        () => {
+            topics::table
+                .filter(topics::id.eq(id))
+                .filter(topics::team_id.eq(team))
+                .select((topics::vote_count, topics::visits))
+        };
+    }
+    let found = match conn {
+        DbConnection::Postgresql(inner) => match lock {
+            Lock::KeyShare => topic!().for_key_share().first::<(i64, i64)>(inner),
+            Lock::Update => topic!().for_no_key_update().first::<(i64, i64)>(inner),
+            Lock::Delete => topic!().for_update().first::<(i64, i64)>(inner),
+        },
+        DbConnection::Sqlite(inner) => topic!().first::<(i64, i64)>(inner),
+    }
+    .optional()?;
+    Ok(found)
+}
+
+/// Adds `delta` to the topic's vote count; the count after.
+fn add_votes(conn: &mut DbConnection, id: &str, delta: i64) -> DbResult<i64> {
+    Ok(diesel::update(topics::table.find(id))
+        .set(topics::vote_count.eq(topics::vote_count + delta))
+        .returning(topics::vote_count)
+        .get_result(conn)?)
+}
+
+/// Which topics `purge_topics` removes.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum TopicsOf<'a> {
+    /// The topics on the stage with this id.
+    Stage(&'a str),
+    /// The topics of the roadmap with this id, or on any of its stages.
+    Roadmap(&'a str),
+}
+
+/// Whether any topic, published or not, is among `which`.
+pub(super) fn any_topic(conn: &mut DbConnection, which: TopicsOf<'_>) -> DbResult<bool> {
+    let found = match which {
+        TopicsOf::Stage(stage) => topics::table
+            .filter(topics::stage_id.eq(stage))
+            .select(topics::id)
+            .first::<String>(conn)
+            .optional()?,
+        TopicsOf::Roadmap(roadmap) => topics::table
+            .filter(
+                topics::roadmap_id.eq(roadmap).or(topics::stage_id.eq_any(
+                    stages::table
+                        .filter(stages::roadmap_id.eq(roadmap))
+                        .select(stages::id),
+                )),
+            )
+            .select(topics::id)
+            .first::<String>(conn)
+            .optional()?,
+    };
+    Ok(found.is_some())
+}
+
+/// Removes the topics among `which` with their visits, follows, votes and comments: explicit
+/// statements rather than cascades, so each says what goes.
+pub(super) fn purge_topics(conn: &mut DbConnection, which: TopicsOf<'_>) -> DbResult<()> {
+    macro_rules! purge {
+        ($selected:expr) => {{
+            diesel::delete(topic_visits::table.filter(
+                topic_visits::topic_id.eq_any(topics::table.filter($selected).select(topics::id)),
+            ))
+            .execute(conn)?;
+            diesel::delete(topic_follows::table.filter(
+                topic_follows::topic_id.eq_any(topics::table.filter($selected).select(topics::id)),
+            ))
+            .execute(conn)?;
+            diesel::delete(topic_votes::table.filter(
+                topic_votes::topic_id.eq_any(topics::table.filter($selected).select(topics::id)),
+            ))
+            .execute(conn)?;
+            diesel::delete(topic_comments::table.filter(
+                topic_comments::topic_id.eq_any(topics::table.filter($selected).select(topics::id)),
+            ))
+            .execute(conn)?;
+            diesel::delete(topics::table.filter($selected)).execute(conn)?;
+        }};
+    }
+    match which {
+        TopicsOf::Stage(stage) => purge!(topics::stage_id.eq(stage)),
+        TopicsOf::Roadmap(roadmap) => purge!(topics::roadmap_id.eq(roadmap).or(topics::stage_id
+            .eq_any(
+                stages::table
+                    .filter(stages::roadmap_id.eq(roadmap))
+                    .select(stages::id)
+            ))),
+    }
+    Ok(())
+}
+
+/// How a topic is looked up.
+enum Key {
+    Id(String),
+    UrlId(String),
+}
+
+/// The topic in the team, as a view.
+fn read_view(conn: &mut DbConnection, team: &str, key: Key) -> DbResult<Option<TopicView>> {
+    let in_team = topics::table
+        .filter(topics::team_id.eq(team))
+        .select(TopicRow::as_select());
+    let row = match key {
+        Key::Id(id) => in_team.filter(topics::id.eq(id)).first(conn),
+        Key::UrlId(url_id) => in_team.filter(topics::url_id.eq(url_id)).first(conn),
+    }
+    .optional()?;
+    Ok(match row {
+        Some(row) => views(conn, team, vec![row])?.pop(),
+        None => None,
+    })
+}
+
+#[async_trait]
+impl TopicStore for DieselStore {
+    async fn insert_topic(
+        &self,
+        topic: &Topic,
+        new_creator: Option<Subscriber>,
+        events: &[NewEvent],
+    ) -> StoreResult<()> {
+        let events = events.to_vec();
+        let row = TopicRow::new_topic(topic);
+        let creator = new_creator.as_ref().map(SubscriberRow::from_domain);
+        self.run(move |conn| {
+            let row = row?;
+            let creator = creator.transpose()?;
+            write_tx(conn, |conn| {
+                if let Some(creator) = &creator {
+                    diesel::insert_into(subscribers::table)
+                        .values(creator)
+                        .execute(conn)?;
+                }
+                // A taken url id violates `topics_team_id_url_id_key`, reported as
+                // `topic_url_id`; the rollback takes the new creator back too.
+                diesel::insert_into(topics::table)
+                    .values(&row)
+                    .execute(conn)?;
+                follow(
+                    conn,
+                    &FollowRow {
+                        topic_id: &row.id,
+                        subscriber_id: &row.subscriber_id,
+                        team_id: &row.team_id,
+                        created_at: row.created_at,
+                    },
+                )?;
+                insert_events(conn, &events)
+            })
+        })
+        .await
+    }
+
+    async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
+            .await
+    }
+
+    async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>> {
+        let (team, url_id) = (team.to_string(), url_id.to_owned());
+        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
+            .await
+    }
+
+    async fn update_topic(&self, topic: &Topic, events: &[NewEvent]) -> StoreResult<bool> {
+        let events = events.to_vec();
+        let (id, team) = (topic.id.to_string(), topic.team_id.to_string());
+        let changes = TopicChanges::of(topic);
+        self.run(move |conn| {
+            let changes = changes?;
+            write_tx(conn, |conn| {
+                let updated = diesel::update(
+                    topics::table
+                        .filter(topics::id.eq(&id))
+                        .filter(topics::team_id.eq(&team)),
+                )
+                .set(&changes)
+                .execute(conn)?;
+                if updated == 0 {
+                    return Ok(false);
+                }
+                insert_events(conn, &events)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn delete_topic(
+        &self,
+        team: TeamId,
+        id: TopicId,
+        events: &[NewEvent],
+    ) -> StoreResult<bool> {
+        let events = events.to_vec();
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if lock_topic(conn, &team, &id, Lock::Delete)?.is_none() {
+                    return Ok(false);
+                }
+                // Explicit rather than by cascade, so the statements say what goes.
+                diesel::delete(topic_visits::table.filter(topic_visits::topic_id.eq(&id)))
+                    .execute(conn)?;
+                diesel::delete(topic_follows::table.filter(topic_follows::topic_id.eq(&id)))
+                    .execute(conn)?;
+                diesel::delete(topic_votes::table.filter(topic_votes::topic_id.eq(&id)))
+                    .execute(conn)?;
+                diesel::delete(topic_comments::table.filter(topic_comments::topic_id.eq(&id)))
+                    .execute(conn)?;
+                diesel::delete(topics::table.find(&id)).execute(conn)?;
+                insert_events(conn, &events)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn list_topics(&self, team: TeamId, query: &TopicQuery) -> StoreResult<Paged<TopicView>> {
+        let (team, query) = (team.to_string(), *query);
+        self.run(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+            .await
+    }
+
+    async fn record_topic_visit(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        viewer: &str,
+        now: Timestamp,
+        window_seconds: i64,
+    ) -> StoreResult<Option<i64>> {
+        let (team, id, viewer) = (team.to_string(), topic.to_string(), viewer.to_owned());
+        let cutoff = to_db_time(now.plus_seconds(-window_seconds));
+        let now = to_db_time(now);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // Locked first on PostgreSQL: one topic's visits are counted one at a time.
+                let Some((_, visits)) = lock_topic(conn, &team, &id, Lock::Update)? else {
+                    return Ok(None);
+                };
+                // A first view inserts the viewer's row; if it is there already (also when a
+                // concurrent first view got in first), a view counts only when the last one
+                // that counted is at least the window old.
+                let first = per_backend!(conn, |inner| diesel::insert_into(topic_visits::table)
+                    .values((
+                        topic_visits::topic_id.eq(&id),
+                        topic_visits::viewer.eq(&viewer),
+                        topic_visits::last_counted_at.eq(now),
+                    ))
+                    .on_conflict((topic_visits::topic_id, topic_visits::viewer))
+                    .do_nothing()
+                    .execute(inner))?;
+                let counts = first == 1
+                    || diesel::update(
+                        topic_visits::table
+                            .filter(topic_visits::topic_id.eq(&id))
+                            .filter(topic_visits::viewer.eq(&viewer))
+                            .filter(topic_visits::last_counted_at.le(cutoff)),
+                    )
+                    .set(topic_visits::last_counted_at.eq(now))
+                    .execute(conn)?
+                        == 1;
+                if !counts {
+                    return Ok(Some(visits));
+                }
+                let visits = diesel::update(topics::table.find(&id))
+                    .set(topics::visits.eq(topics::visits + 1))
+                    .returning(topics::visits)
+                    .get_result::<i64>(conn)?;
+                Ok(Some(visits))
+            })
+        })
+        .await
+    }
+
+    async fn cast_topic_vote(
+        &self,
+        team: TeamId,
+        vote: &TopicVote,
+        events: &[NewEvent],
+    ) -> StoreResult<Option<TopicVoteOutcome>> {
+        let events = events.to_vec();
+        let vote = vote.clone();
+        let row = VoteRow::new(&team.to_string(), &vote);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // Locked first on PostgreSQL: concurrent votes on one topic queue here, and the
+                // topic cannot go away before the vote is in.
+                if lock_topic(conn, &row.team_id, &row.topic_id, Lock::Update)?.is_none() {
+                    return Ok(None);
+                }
+                // A second vote of the subscriber hits the unique (topic_id, creator_id) index
+                // and inserts nothing, without failing the transaction.
+                let inserted = per_backend!(conn, |inner| diesel::insert_into(topic_votes::table)
+                    .values(&row)
+                    .on_conflict((topic_votes::topic_id, topic_votes::creator_id))
+                    .do_nothing()
+                    .execute(inner))?;
+                if inserted == 0 {
+                    return Ok(Some(TopicVoteOutcome::AlreadyVoted));
+                }
+                let vote_count = add_votes(conn, &row.topic_id, 1)?;
+                insert_events(conn, &events)?;
+                Ok(Some(TopicVoteOutcome::Cast { vote, vote_count }))
+            })
+        })
+        .await
+    }
+
+    async fn retract_topic_vote(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<Option<i64>> {
+        let (team, id, subscriber) = (team.to_string(), topic.to_string(), subscriber.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let Some((count, _)) = lock_topic(conn, &team, &id, Lock::Update)? else {
+                    return Ok(None);
+                };
+                let deleted = diesel::delete(
+                    topic_votes::table
+                        .filter(topic_votes::topic_id.eq(&id))
+                        .filter(topic_votes::creator_id.eq(&subscriber)),
+                )
+                .execute(conn)?;
+                if deleted == 0 {
+                    return Ok(Some(count));
+                }
+                Ok(Some(add_votes(conn, &id, -1)?))
+            })
+        })
+        .await
+    }
+
+    async fn topic_vote_state(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        subscriber: Option<SubscriberId>,
+    ) -> StoreResult<Option<TopicVoteState>> {
+        let (team, id) = (team.to_string(), topic.to_string());
+        let subscriber = subscriber.map(|s| s.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                let Some(count) = topics::table
+                    .filter(topics::id.eq(&id))
+                    .filter(topics::team_id.eq(&team))
+                    .select(topics::vote_count)
+                    .first::<i64>(conn)
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let voted = match subscriber {
+                    Some(subscriber) => topic_votes::table
+                        .filter(topic_votes::topic_id.eq(&id))
+                        .filter(topic_votes::creator_id.eq(subscriber))
+                        .select(topic_votes::id)
+                        .first::<String>(conn)
+                        .optional()?
+                        .is_some(),
+                    None => false,
+                };
+                Ok(Some(TopicVoteState { count, voted }))
+            })
+        })
+        .await
+    }
+
+    async fn insert_topic_comment(
+        &self,
+        comment: &TopicComment,
+        events: &[NewEvent],
+    ) -> StoreResult<bool> {
+        let events = events.to_vec();
+        let row = CommentRow::from_domain(comment);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if lock_topic(conn, &row.team_id, &row.topic_id, Lock::Update)?.is_none() {
+                    return Ok(false);
+                }
+                diesel::insert_into(topic_comments::table)
+                    .values(&row)
+                    .execute(conn)?;
+                diesel::update(topics::table.find(&row.topic_id))
+                    .set(topics::comment_count.eq(topics::comment_count + 1))
+                    .execute(conn)?;
+                follow(
+                    conn,
+                    &FollowRow {
+                        topic_id: &row.topic_id,
+                        subscriber_id: &row.creator_id,
+                        team_id: &row.team_id,
+                        created_at: row.created_at,
+                    },
+                )?;
+                insert_events(conn, &events)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+    ) -> StoreResult<Option<TopicComment>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                topic_comments::table
+                    .filter(topic_comments::id.eq(id))
+                    .filter(topic_comments::team_id.eq(team))
+                    .select(CommentRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(CommentRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn comment_threads(
+        &self,
+        team: TeamId,
+        query: &ThreadQuery,
+    ) -> StoreResult<Paged<CommentThread>> {
+        let (team, query) = (team.to_string(), *query);
+        self.run(move |conn| read(conn, |conn| threads::threads(conn, &team, &query)))
+            .await
+    }
+
+    async fn set_topic_following(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+        subscriber: SubscriberId,
+        follow_it: bool,
+        at: Timestamp,
+    ) -> StoreResult<bool> {
+        let (team, id, subscriber) = (team.to_string(), topic.to_string(), subscriber.to_string());
+        let at = to_db_time(at);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                if lock_topic(conn, &team, &id, Lock::KeyShare)?.is_none() {
+                    return Ok(false);
+                }
+                if follow_it {
+                    follow(
+                        conn,
+                        &FollowRow {
+                            topic_id: &id,
+                            subscriber_id: &subscriber,
+                            team_id: &team,
+                            created_at: at,
+                        },
+                    )?;
+                } else {
+                    diesel::delete(
+                        topic_follows::table
+                            .filter(topic_follows::topic_id.eq(&id))
+                            .filter(topic_follows::subscriber_id.eq(&subscriber)),
+                    )
+                    .execute(conn)?;
+                }
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn topic_followers(
+        &self,
+        team: TeamId,
+        topic: TopicId,
+    ) -> StoreResult<Vec<SubscriberId>> {
+        let (team, id) = (team.to_string(), topic.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                topic_follows::table
+                    .filter(topic_follows::topic_id.eq(id))
+                    .filter(topic_follows::team_id.eq(team))
+                    .order((
+                        topic_follows::created_at.asc(),
+                        topic_follows::subscriber_id.asc(),
+                    ))
+                    .select(topic_follows::subscriber_id)
+                    .load::<String>(conn)?
+                    .iter()
+                    .map(|raw| parse_id("topic_follows.subscriber_id", raw))
+                    .collect()
+            })
+        })
+        .await
+    }
+}
