@@ -5,6 +5,7 @@ pub mod bin;
 pub mod client;
 pub mod harness;
 pub mod pg;
+pub mod receiver;
 
 pub use client::{Reply, SECRET};
 pub use harness::{Engine, TestApp};

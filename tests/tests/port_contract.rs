@@ -1,8 +1,9 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
-//! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics) run
-//! against every adapter — the in-memory store, diesel on SQLite and diesel on PostgreSQL —
-//! so all three keep the same promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL`
-//! names a server (and must under `CI=true`); otherwise it is skipped loudly.
+//! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
+//! `webhooks.rs` for webhook subscriptions and deliveries) run against every adapter — the
+//! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
+//! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
+//! `CI=true`); otherwise it is skipped loudly.
 
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
@@ -12,6 +13,8 @@ mod roadmaps;
 mod story;
 #[path = "port_contract/topics.rs"]
 mod topics;
+#[path = "port_contract/webhooks.rs"]
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -149,5 +152,18 @@ port_contract!(
         public_threads_hide_unpublished_and_private_stage_topics,
         topic_following_is_idempotent_and_creators_and_commenters_follow,
         topic_events_are_appended_with_the_writes,
+    ],
+    webhooks: [
+        webhooks_are_listed_oldest_first_and_found_within_their_team,
+        fan_out_makes_one_delivery_per_matching_subscription_once,
+        leases_carry_body_and_secret_and_exclude_others_until_they_expire,
+        leases_take_the_earliest_due_first_up_to_the_limit,
+        attempts_move_deliveries_through_retry_delivered_and_failed,
+        gone_removes_the_subscription_and_fails_its_other_deliveries,
+        deleting_a_subscription_fails_its_pending_deliveries,
+        releasing_leases_makes_deliveries_due_for_anyone,
+        redelivery_resets_a_delivery_of_the_team,
+        concurrent_leasing_delivers_each_delivery_exactly_once,
+        deliveries_are_filtered_and_paged_newest_first,
     ],
 );

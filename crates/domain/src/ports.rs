@@ -62,6 +62,8 @@ pub mod conflicts {
     pub const ROADMAP_NOT_EMPTY: &str = "roadmap_not_empty";
     /// A topic's `urlId` is taken in the team (the use case draws another).
     pub const TOPIC_URL_ID: &str = "topic_url_id";
+    /// A delivery is being attempted right now.
+    pub const DELIVERY_IN_FLIGHT: &str = "delivery_in_flight";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -390,6 +392,7 @@ pub trait Store:
     + FeedbackStore
     + RoadmapStore
     + TopicStore
+    + WebhookStore
     + OutboxStore
     + SettingsStore
 {
@@ -403,6 +406,7 @@ impl<T> Store for T where
         + FeedbackStore
         + RoadmapStore
         + TopicStore
+        + WebhookStore
         + OutboxStore
         + SettingsStore
 {
@@ -456,8 +460,13 @@ pub trait WebhookStore: Send + Sync {
         team: TeamId,
         query: &crate::webhook::DeliveryQuery,
     ) -> StoreResult<Paged<crate::webhook::Delivery>>;
+    /// Gives back, without an attempt, the leases `owner` holds on these deliveries: they are
+    /// due again at once, for any worker. Ids not leased by `owner` are left alone.
+    async fn release_leases(&self, owner: &str, ids: &[crate::ids::DeliveryId]) -> StoreResult<()>;
     /// Makes a delivery pending again, due at `now`, with a fresh retry horizon. `false` when
-    /// it is not the team's or its subscription is gone.
+    /// it is not the team's or its subscription is gone. Conflict `delivery_in_flight`
+    /// (nothing changed) while a worker's lease on it is live (`lease_until > now`), so an
+    /// attempt under way is never doubled.
     async fn redeliver(
         &self,
         team: TeamId,

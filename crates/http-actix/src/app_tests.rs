@@ -73,6 +73,8 @@ async fn world(limits: RateLimits) -> World {
         clock: clock.clone(),
         tokens: Arc::new(JwtCodec::new(&[7u8; 32]).unwrap()),
         limits,
+        webhook_policy: Default::default(),
+        outbox_signal: Default::default(),
     };
     World {
         state,

@@ -25,8 +25,8 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        feedback_boards, feedback_comments, feedback_votes, feedbacks, health, roadmaps, stages,
-        subscribers, teams, topic_comments, topic_votes, topics,
+        automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
+        roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
     },
 };
 
@@ -105,6 +105,11 @@ by each server instance.";
         topic_votes::create,
         topic_votes::delete,
         topic_votes::info,
+        automation::subscribe,
+        automation::unsubscribe,
+        automation::list,
+        automation::deliveries,
+        automation::redeliver,
         health::healthz,
         health::readyz,
     ),
@@ -122,6 +127,7 @@ by each server instance.";
         (name = "topics", description = "Topics (feature requests) on roadmap stages."),
         (name = "topic-comments", description = "Threaded comments on topics."),
         (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
+        (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -344,7 +350,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 54);
+        assert_eq!(operations.len(), 59);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -1,9 +1,14 @@
-//! What every request handler shares: the storage port, the clock, the token codec and the
-//! rate-limit quotas. Built once by the server crate and cloned into each worker.
+//! What every request handler shares: the storage port, the clock, the token codec, the
+//! rate-limit quotas, the webhook target policy and the signal that wakes the webhook worker.
+//! Built once by the server crate and cloned into each worker.
 
 use std::sync::Arc;
 
-use sounding_domain::ports::{Clock, Store, TokenCodec};
+use sounding_domain::{
+    ports::{Clock, Store, TokenCodec},
+    webhook::TargetPolicy,
+};
+use tokio::sync::Notify;
 
 #[derive(Clone)]
 pub struct ApiState {
@@ -11,6 +16,11 @@ pub struct ApiState {
     pub clock: Arc<dyn Clock>,
     pub tokens: Arc<dyn TokenCodec>,
     pub limits: RateLimits,
+    /// Which webhook targets `automation.subscribe` accepts.
+    pub webhook_policy: TargetPolicy,
+    /// Notified after every successful operation, so the webhook worker of this instance
+    /// picks up new outbox events at once instead of at its next poll.
+    pub outbox_signal: Arc<Notify>,
 }
 
 /// Requests allowed per one-minute window (decisions §8), counted by each instance.

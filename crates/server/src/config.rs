@@ -1,7 +1,7 @@
 //! The server's configuration: one typed struct, read once from the environment at start-up
 //! (tests build it directly). Every bad value is reported in one line naming its variable.
 
-use std::{collections::HashMap, fmt, str::FromStr};
+use std::{collections::HashMap, fmt, str::FromStr, time::Duration};
 
 use sounding_domain::token::MIN_SECRET_BYTES;
 
@@ -13,6 +13,11 @@ pub const RATE_LIMIT_SUBSCRIBER_PER_MIN: &str = "SOUNDING_RATE_LIMIT_SUBSCRIBER_
 pub const LOG: &str = "SOUNDING_LOG";
 pub const LOG_FORMAT: &str = "SOUNDING_LOG_FORMAT";
 pub const WORKERS: &str = "SOUNDING_WORKERS";
+pub const WEBHOOKS: &str = "SOUNDING_WEBHOOKS";
+pub const WEBHOOK_ALLOW_PRIVATE: &str = "SOUNDING_WEBHOOK_ALLOW_PRIVATE";
+pub const WEBHOOK_TIMEOUT_MS: &str = "SOUNDING_WEBHOOK_TIMEOUT_MS";
+pub const WEBHOOK_RETRY_SCALE: &str = "SOUNDING_WEBHOOK_RETRY_SCALE";
+pub const WEBHOOK_POLL_MS: &str = "SOUNDING_WEBHOOK_POLL_MS";
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://sounding.db";
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -21,7 +26,7 @@ pub const DEFAULT_RATE_LIMIT_SUBSCRIBER_PER_MIN: u32 = 100;
 pub const DEFAULT_LOG: &str = "info";
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 8] = [
+pub const VARIABLES: [&str; 13] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -30,10 +35,43 @@ pub const VARIABLES: [&str; 8] = [
     LOG,
     LOG_FORMAT,
     WORKERS,
+    WEBHOOKS,
+    WEBHOOK_ALLOW_PRIVATE,
+    WEBHOOK_TIMEOUT_MS,
+    WEBHOOK_RETRY_SCALE,
+    WEBHOOK_POLL_MS,
 ];
 
+/// The webhook worker of this instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhookConfig {
+    /// Whether this instance delivers webhooks (subscriptions are managed either way).
+    pub enabled: bool,
+    /// Allows http targets and private or loopback addresses: for local use and tests only,
+    /// never for a multi-tenant deployment.
+    pub allow_private: bool,
+    /// One attempt's total time limit (connecting takes at most 5 s of it).
+    pub timeout: Duration,
+    /// Multiplies the retry schedule; 1.0 in production, smaller in tests.
+    pub retry_scale: f64,
+    /// How often the worker looks for due deliveries when nothing woke it.
+    pub poll_interval: Duration,
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            allow_private: false,
+            timeout: Duration::from_secs(10),
+            retry_scale: 1.0,
+            poll_interval: Duration::from_secs(1),
+        }
+    }
+}
+
 /// `Debug` redacts the JWT secret and a database password, so the value can be logged.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq)]
 pub struct Config {
     pub database_url: String,
     pub bind: String,
@@ -46,6 +84,7 @@ pub struct Config {
     pub log_format: LogFormat,
     /// HTTP worker threads; `None` lets actix use one per core.
     pub workers: Option<usize>,
+    pub webhooks: WebhookConfig,
 }
 
 impl Config {
@@ -60,6 +99,7 @@ impl Config {
             log_filter: DEFAULT_LOG.to_owned(),
             log_format: LogFormat::Text,
             workers: None,
+            webhooks: WebhookConfig::default(),
         }
     }
 
@@ -107,6 +147,31 @@ impl Config {
         if let Some(raw) = get(WORKERS) {
             config.workers = Some(positive(WORKERS, raw)?);
         }
+        if let Some(raw) = get(WEBHOOKS) {
+            config.webhooks.enabled = switch(WEBHOOKS, raw)?;
+        }
+        if let Some(raw) = get(WEBHOOK_ALLOW_PRIVATE) {
+            config.webhooks.allow_private = switch(WEBHOOK_ALLOW_PRIVATE, raw)?;
+        }
+        if let Some(raw) = get(WEBHOOK_TIMEOUT_MS) {
+            config.webhooks.timeout = Duration::from_millis(positive(WEBHOOK_TIMEOUT_MS, raw)?);
+        }
+        if let Some(raw) = get(WEBHOOK_POLL_MS) {
+            config.webhooks.poll_interval = Duration::from_millis(positive(WEBHOOK_POLL_MS, raw)?);
+        }
+        if let Some(raw) = get(WEBHOOK_RETRY_SCALE) {
+            config.webhooks.retry_scale = raw
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s > 0.0 && *s <= 1.0)
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        WEBHOOK_RETRY_SCALE,
+                        format!("must be a number in (0, 1], got {raw:?}"),
+                    )
+                })?;
+        }
 
         if let Some(url) = &flags.database {
             config.database_url = database_url("--database", url)?;
@@ -138,6 +203,7 @@ impl fmt::Debug for Config {
             .field("log_filter", &self.log_filter)
             .field("log_format", &self.log_format)
             .field("workers", &self.workers)
+            .field("webhooks", &self.webhooks)
             .finish()
     }
 }
@@ -189,6 +255,18 @@ fn positive<T: FromStr + PartialOrd + From<u8>>(name: &str, raw: &str) -> Result
         .ok()
         .filter(|n| *n >= T::from(1))
         .ok_or_else(|| ConfigError::new(name, format!("must be a positive integer, got {raw:?}")))
+}
+
+/// `on`/`off`, `true`/`false`, `1`/`0`, `yes`/`no`.
+fn switch(name: &str, raw: &str) -> Result<bool, ConfigError> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" | "yes" => Ok(true),
+        "off" | "false" | "0" | "no" => Ok(false),
+        _ => Err(ConfigError::new(
+            name,
+            format!("must be on or off (true or false), got {raw:?}"),
+        )),
+    }
 }
 
 /// A bad configuration value; displays as `<VARIABLE> <what is wrong>`.
@@ -304,6 +382,11 @@ mod tests {
             (LOG, "sounding=debug,actix_web=warn"),
             (LOG_FORMAT, "JSON"),
             (WORKERS, "3"),
+            (WEBHOOKS, "off"),
+            (WEBHOOK_ALLOW_PRIVATE, "true"),
+            (WEBHOOK_TIMEOUT_MS, "2500"),
+            (WEBHOOK_RETRY_SCALE, "0.001"),
+            (WEBHOOK_POLL_MS, "100"),
         ])
         .unwrap();
         assert_eq!(
@@ -317,8 +400,44 @@ mod tests {
                 log_filter: "sounding=debug,actix_web=warn".into(),
                 log_format: LogFormat::Json,
                 workers: Some(3),
+                webhooks: WebhookConfig {
+                    enabled: false,
+                    allow_private: true,
+                    timeout: Duration::from_millis(2500),
+                    retry_scale: 0.001,
+                    poll_interval: Duration::from_millis(100),
+                },
             }
         );
+    }
+
+    #[test]
+    fn webhook_settings_are_checked() {
+        for (name, raw, message) in [
+            (
+                WEBHOOKS,
+                "maybe",
+                r#"must be on or off (true or false), got "maybe""#,
+            ),
+            (
+                WEBHOOK_RETRY_SCALE,
+                "0",
+                r#"must be a number in (0, 1], got "0""#,
+            ),
+            (
+                WEBHOOK_RETRY_SCALE,
+                "2",
+                r#"must be a number in (0, 1], got "2""#,
+            ),
+            (
+                WEBHOOK_TIMEOUT_MS,
+                "0",
+                r#"must be a positive integer, got "0""#,
+            ),
+        ] {
+            let err = parse(&[(name, raw)]).unwrap_err();
+            assert_eq!(err.to_string(), format!("{name} {message}"));
+        }
     }
 
     #[test]

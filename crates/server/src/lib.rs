@@ -6,20 +6,26 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 mod telemetry;
+pub mod webhook_worker;
 
-use std::{io, net::SocketAddr, sync::Arc};
+use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use actix_web::dev::ServerHandle;
 use anyhow::{anyhow, Context as _};
 use rand::{distributions::Alphanumeric, rngs::OsRng, Rng as _};
 use sounding_app::teams::{bootstrap_default_team, CreatedTeam};
-use sounding_domain::ports::{Clock, SettingsStore as _, Store};
+use sounding_domain::{
+    ports::{Clock, SettingsStore as _, Store},
+    webhook::TargetPolicy,
+};
 use sounding_http_actix::{http_server, ApiState, HttpOptions, JwtCodec, RateLimits};
 use sounding_store_diesel::DieselStore;
-use tokio::task::JoinHandle;
+use sounding_webhooks::{ReqwestSender, SenderOptions};
+use tokio::{sync::Notify, task::JoinHandle};
+use webhook_worker::WebhookWorker;
 
 pub use clock::SystemClock;
-pub use config::{Config, ConfigError, Flags, JwtSecret, LogFormat};
+pub use config::{Config, ConfigError, Flags, JwtSecret, LogFormat, WebhookConfig};
 
 /// The settings row that keeps a generated JWT secret, shared by every instance.
 pub const JWT_SECRET_SETTING: &str = "jwt_secret";
@@ -27,6 +33,8 @@ pub const JWT_SECRET_SETTING: &str = "jwt_secret";
 const GENERATED_SECRET_LEN: usize = 64;
 /// How long in-flight requests may run on after a stop request.
 pub const SHUTDOWN_TIMEOUT_SECS: u64 = 30;
+/// How long a stop waits for the webhook attempts under way (their own timeout is 10 s).
+const WORKER_STOP_GRACE: Duration = Duration::from_secs(15);
 
 /// A started server. Dropping it leaves the server running until the runtime ends; call
 /// `stop` to shut it down gracefully.
@@ -37,6 +45,7 @@ pub struct Running {
     pub store: Arc<DieselStore>,
     handle: ServerHandle,
     join: JoinHandle<io::Result<()>>,
+    worker: Option<WebhookWorker>,
 }
 
 impl Running {
@@ -57,12 +66,17 @@ impl Running {
         self.handle.clone()
     }
 
-    /// Resolves when the server has shut down (after a signal or `stop`).
+    /// Resolves when the server has shut down (after a signal or `stop`), then stops the
+    /// webhook worker, letting the attempts under way finish.
     pub(crate) async fn wait(self) -> anyhow::Result<()> {
-        match self.join.await {
+        let served = match self.join.await {
             Ok(result) => result.context("the HTTP server failed"),
             Err(e) => Err(anyhow!("the HTTP server task failed: {e}")),
+        };
+        if let Some(worker) = self.worker {
+            worker.stop(WORKER_STOP_GRACE).await;
         }
+        served
     }
 }
 
@@ -98,14 +112,19 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         .await
         .context("cannot create the default team")?;
 
+    let outbox_signal = Arc::new(Notify::new());
     let state = ApiState {
         store: store.clone() as Arc<dyn Store>,
-        clock,
+        clock: clock.clone(),
         tokens: Arc::new(tokens),
         limits: RateLimits {
             per_key_per_minute: config.rate_limit_key_per_min,
             per_subscriber_per_minute: config.rate_limit_subscriber_per_min,
         },
+        webhook_policy: TargetPolicy {
+            allow_private: config.webhooks.allow_private,
+        },
+        outbox_signal: outbox_signal.clone(),
     };
     let options = HttpOptions {
         workers: config.workers,
@@ -117,12 +136,44 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     let join = tokio::spawn(server);
     tracing::info!("listening on http://{addr}");
 
+    let worker = if config.webhooks.enabled {
+        let sender_options = SenderOptions {
+            policy: TargetPolicy {
+                allow_private: config.webhooks.allow_private,
+            },
+            timeout: config.webhooks.timeout,
+            connect_timeout: config.webhooks.timeout.min(Duration::from_secs(5)),
+            ..SenderOptions::default()
+        };
+        let per_target = sender_options.max_in_flight_per_target;
+        let sender = ReqwestSender::new(sender_options)
+            .map_err(|e| anyhow!("cannot build the webhook sender: {e}"))?;
+        if config.webhooks.allow_private {
+            tracing::warn!(
+                "webhook targets may be http and private addresses (SOUNDING_WEBHOOK_ALLOW_PRIVATE); \
+                 never allow this where teams you do not trust can subscribe"
+            );
+        }
+        Some(WebhookWorker::spawn(
+            store.clone() as Arc<dyn Store>,
+            Arc::new(sender),
+            clock,
+            outbox_signal,
+            &config.webhooks,
+            per_target,
+        ))
+    } else {
+        tracing::info!("webhook delivery is off on this instance (SOUNDING_WEBHOOKS=off)");
+        None
+    };
+
     Ok(Running {
         addr,
         bootstrap,
         store,
         handle,
         join,
+        worker,
     })
 }
 

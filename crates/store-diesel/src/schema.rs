@@ -236,6 +236,40 @@ diesel::table! {
 }
 
 diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        team_id -> Text,
+        target_url -> Text,
+        event -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (id) {
+        id -> Text,
+        team_id -> Text,
+        webhook_id -> Text,
+        event_id -> Text,
+        event -> Text,
+        target_url -> Text,
+        status -> Text,
+        attempts -> BigInt,
+        next_attempt_at -> Nullable<Timestamp>,
+        first_attempt_at -> Nullable<Timestamp>,
+        last_attempt_at -> Nullable<Timestamp>,
+        last_status_code -> Nullable<BigInt>,
+        last_error -> Nullable<Text>,
+        last_duration_ms -> Nullable<BigInt>,
+        lease_owner -> Nullable<Text>,
+        lease_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
     settings (name) {
         name -> Text,
         value -> Text,
@@ -260,6 +294,8 @@ diesel::joinable!(topic_votes -> topics (topic_id));
 diesel::joinable!(topic_follows -> topics (topic_id));
 diesel::joinable!(topic_visits -> topics (topic_id));
 diesel::joinable!(outbox_events -> teams (team_id));
+diesel::joinable!(webhooks -> teams (team_id));
+diesel::joinable!(webhook_deliveries -> teams (team_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     teams,
@@ -279,5 +315,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     topic_follows,
     topic_visits,
     outbox_events,
+    webhooks,
+    webhook_deliveries,
     settings,
 );

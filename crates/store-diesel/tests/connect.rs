@@ -16,7 +16,12 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
 
     assert_eq!(
         store.migrate().await.unwrap(),
-        vec!["20261122000001", "20261124000001", "20261124000002"]
+        vec![
+            "20261122000001",
+            "20261124000001",
+            "20261124000002",
+            "20261124000003"
+        ]
     );
     assert!(store.migrate().await.unwrap().is_empty());
     store.ping().await.unwrap();

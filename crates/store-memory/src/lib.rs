@@ -5,6 +5,7 @@
 mod feedback;
 mod roadmaps;
 mod topics;
+mod webhooks;
 
 use std::{
     collections::HashMap,
@@ -18,7 +19,8 @@ use sounding_domain::{
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
     ids::{
-        ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId, TopicId, UserId,
+        ApiKeyId, BoardId, DeliveryId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId,
+        TopicId, UserId, WebhookId,
     },
     ports::{
         conflicts, AccessStore, BoardStore, OutboxStore, SettingsStore, StoreError, StoreResult,
@@ -29,6 +31,7 @@ use sounding_domain::{
     subscriber::{Identify, Subscriber},
     team::Team,
     timestamp::Timestamp,
+    webhook::WebhookSubscription,
 };
 
 #[derive(Default)]
@@ -44,7 +47,13 @@ struct State {
     stages: HashMap<StageId, Stage>,
     /// Topics, each with its votes, comments, follows and visits (removed with it).
     topics: HashMap<TopicId, topics::TopicRow>,
+    /// Events in append order.
     outbox: Vec<StoredEvent>,
+    /// How many events at the head of the outbox are fanned out (fan-out takes the oldest).
+    fanned_out: usize,
+    webhooks: HashMap<WebhookId, WebhookSubscription>,
+    /// Deliveries, each with its lease (they outlive their subscription).
+    deliveries: HashMap<DeliveryId, webhooks::DeliveryRow>,
     settings: HashMap<String, String>,
 }
 

@@ -2,7 +2,7 @@
 //! A worker calls `dispatch_once` in a loop; several workers (instances) may share a database,
 //! and the lease keeps them from sending the same attempt at once.
 
-use std::time::Duration;
+use std::{collections::HashMap, time::Duration};
 
 use futures_util::future::join_all;
 use sounding_domain::{
@@ -28,6 +28,9 @@ pub struct DispatchOptions {
     pub lease_seconds: i64,
     /// Multiplies the retry schedule (1.0 in production; tests shorten it).
     pub retry_scale: f64,
+    /// Attempts per target per pass: the sender's per-target limit. More would wait in the
+    /// sender while their leases run out, and another instance could then send them too.
+    pub per_target: usize,
 }
 
 impl DispatchOptions {
@@ -38,6 +41,7 @@ impl DispatchOptions {
             batch: 50,
             lease_seconds: 60,
             retry_scale: 1.0,
+            per_target: 4,
         }
     }
 }
@@ -68,6 +72,10 @@ pub async fn dispatch_once(
     let leased = webhooks
         .lease_deliveries(&options.owner, now, options.lease_seconds, options.batch)
         .await?;
+    let (leased, surplus) = per_target(leased, options.per_target);
+    if !surplus.is_empty() {
+        webhooks.release_leases(&options.owner, &surplus).await?;
+    }
     let attempts = leased
         .iter()
         .map(|lease| attempt(webhooks, sender, clock, options, lease));
@@ -83,6 +91,41 @@ pub async fn dispatch_once(
         }
     }
     Ok(report)
+}
+
+/// Keeps at most `limit` deliveries per target (scheme, host and port, as the sender counts
+/// them), in lease order; the ids of the rest, to give back.
+fn per_target(
+    leased: Vec<LeasedDelivery>,
+    limit: usize,
+) -> (Vec<LeasedDelivery>, Vec<sounding_domain::DeliveryId>) {
+    let mut taken: HashMap<String, usize> = HashMap::new();
+    let mut keep = Vec::with_capacity(leased.len());
+    let mut surplus = Vec::new();
+    for lease in leased {
+        let count = taken
+            .entry(target_key(&lease.delivery.target_url))
+            .or_default();
+        if *count < limit.max(1) {
+            *count += 1;
+            keep.push(lease);
+        } else {
+            surplus.push(lease.delivery.id);
+        }
+    }
+    (keep, surplus)
+}
+
+fn target_key(target_url: &str) -> String {
+    match url::Url::parse(target_url) {
+        Ok(url) => format!(
+            "{}://{}:{}",
+            url.scheme(),
+            url.host_str().unwrap_or_default(),
+            url.port_or_known_default().unwrap_or(0)
+        ),
+        Err(_) => target_url.to_owned(),
+    }
 }
 
 /// Sends one leased delivery and records what happened; whether it was delivered.
@@ -234,6 +277,26 @@ mod tests {
             AttemptResult::Failed { unsubscribe: false },
             "nothing is retried past 24 hours after the first attempt"
         );
+    }
+
+    #[test]
+    fn a_pass_keeps_at_most_the_per_target_limit_and_gives_back_the_rest() {
+        let mut leases = Vec::new();
+        for i in 0..6 {
+            let mut l = lease(0, None);
+            l.delivery.target_url = if i % 3 == 2 {
+                "https://other.example.com/y".into()
+            } else {
+                format!("https://hooks.example.com:443/x?n={i}")
+            };
+            leases.push(l);
+        }
+        let ids: Vec<_> = leases.iter().map(|l| l.delivery.id).collect();
+        let (keep, surplus) = per_target(leases, 2);
+        let kept: Vec<_> = keep.iter().map(|l| l.delivery.id).collect();
+        // hooks.example.com: 0, 1, 3, 4 → 0 and 1 kept; other.example.com: 2, 5 kept.
+        assert_eq!(kept, vec![ids[0], ids[1], ids[2], ids[5]]);
+        assert_eq!(surplus, vec![ids[3], ids[4]]);
     }
 
     #[tokio::test]

@@ -5,12 +5,12 @@ use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     event::EventKind,
     page::{PageRequest, Paged},
-    ports::{Clock, WebhookStore},
+    ports::{conflicts, Clock, StoreError, WebhookStore},
     webhook::{
         check_target_url, new_secret, Delivery, DeliveryQuery, DeliveryStatus, TargetPolicy,
         WebhookSubscription,
     },
-    DeliveryId, Entity, WebhookId,
+    DeliveryId, DomainError, Entity, WebhookId,
 };
 
 use crate::error::{AppError, AppResult};
@@ -146,9 +146,15 @@ pub async fn redeliver(
     caller.require(Need::Admin(AdminArea::Automation))?;
     let raw = delivery_id.ok_or_else(|| AppError::invalid("deliveryId is required"))?;
     let id = DeliveryId::parse("deliveryId", raw)?;
-    if webhooks.redeliver(caller.team_id, id, clock.now()).await? {
-        Ok(id)
-    } else {
-        Err(AppError::not_found(Entity::Delivery))
+    match webhooks.redeliver(caller.team_id, id, clock.now()).await {
+        Ok(true) => Ok(id),
+        Ok(false) => Err(AppError::not_found(Entity::Delivery)),
+        Err(StoreError::Conflict(rule)) if rule == conflicts::DELIVERY_IN_FLIGHT => {
+            Err(AppError::Domain(DomainError::Conflict(
+                "The delivery is being attempted right now; redeliver it once that attempt ends"
+                    .into(),
+            )))
+        }
+        Err(e) => Err(e.into()),
     }
 }

@@ -2,6 +2,7 @@
 //! (decisions §1), the OpenAPI document under each prefix, and the health endpoints.
 //! Authentication and rate limiting wrap the API prefixes only.
 
+pub mod automation;
 pub mod fallback;
 pub mod feedback_boards;
 pub mod feedback_comments;
@@ -19,11 +20,11 @@ pub mod topics;
 use actix_web::{
     body::MessageBody,
     dev::{ServiceFactory, ServiceRequest, ServiceResponse},
-    middleware::from_fn,
+    middleware::{from_fn, Next},
     web, Error, FromRequest, Handler, Responder, Scope,
 };
 
-use crate::{auth::middleware::resolve_caller, openapi, rate_limit};
+use crate::{auth::middleware::resolve_caller, openapi, rate_limit, ApiState};
 
 /// Every operation of the API: its name (the path after the prefix) and what serves it.
 fn operations(cfg: &mut web::ServiceConfig) {
@@ -93,6 +94,11 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/topic-votes.create", topic_votes::create);
     operation(cfg, "public/topic-votes.delete", topic_votes::delete);
     operation(cfg, "public/topic-votes.info", topic_votes::info);
+    operation(cfg, "automation.subscribe", automation::subscribe);
+    operation(cfg, "automation.unsubscribe", automation::unsubscribe);
+    operation(cfg, "automation.list", automation::list);
+    operation(cfg, "automation.deliveries", automation::deliveries);
+    operation(cfg, "automation.redeliver", automation::redeliver);
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)
@@ -128,9 +134,28 @@ fn api_scope(
                 .default_service(web::to(fallback::get_only)),
         )
         .default_service(web::to(fallback::unknown_operation))
+        .wrap(from_fn(signal_outbox))
         // The last wrap runs first: authenticate, then count against the caller's bucket.
         .wrap(from_fn(rate_limit::enforce))
         .wrap(from_fn(resolve_caller))
+}
+
+/// After a successful operation, wakes this instance's webhook worker: the operation may have
+/// written outbox events, which are then delivered at once rather than at the next poll.
+async fn signal_outbox(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let signal = req
+        .app_data::<web::Data<ApiState>>()
+        .map(|state| state.outbox_signal.clone());
+    let res = next.call(req).await?;
+    if res.status().is_success() {
+        if let Some(signal) = signal {
+            signal.notify_one();
+        }
+    }
+    Ok(res)
 }
 
 /// Where the operations are served (decisions §1).

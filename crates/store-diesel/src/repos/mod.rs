@@ -10,6 +10,7 @@ mod settings;
 mod subscribers;
 mod teams;
 mod topics;
+mod webhooks;
 
 use std::str::FromStr;
 

@@ -1,0 +1,156 @@
+//! `automation.subscribe|unsubscribe|list|deliveries|redeliver` (team API key; changes need
+//! the admin role): webhook subscriptions and their deliveries.
+
+use actix_web::{web, HttpResponse};
+use sounding_app::automation;
+
+use crate::{
+    auth::TeamCaller,
+    dto::{
+        automation::{
+            DeliveryDto, DeliveryListParams, DeliveryListResponse, RedeliverParams,
+            RedeliverResponse, SubscribeParams, SubscribedResponse, UnsubscribeParams, WebhookDto,
+            WebhookListResponse,
+        },
+        common::{ErrorBody, NoParams, SuccessResponse},
+        roadmap::pagination,
+    },
+    error::ApiError,
+    params::Params,
+    state::ApiState,
+};
+
+/// Subscribes a target URL to one event. The signing secret is shown here only.
+#[utoipa::path(
+    post,
+    path = "/v1/automation.subscribe",
+    operation_id = "automation.subscribe",
+    tag = "automation",
+    request_body = SubscribeParams,
+    responses(
+        (status = 200, description = "The subscription with its signing secret.", body = SubscribedResponse),
+        (status = 400, description = "`target_url is required`, `target_url must use https`, `target_url must not point at a private, loopback or reserved address`, `event must be one of new_feedback, …`.", body = ErrorBody),
+        (status = 403, description = "The key's role may not manage automation.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn subscribe(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<SubscribeParams>,
+) -> Result<HttpResponse, ApiError> {
+    let webhook = automation::subscribe(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        state.webhook_policy,
+        params.target_url.as_deref(),
+        params.event.as_deref(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(SubscribedResponse::new(&webhook)))
+}
+
+/// Removes a subscription, by `id` or by `target_url` and `event`.
+#[utoipa::path(
+    post,
+    path = "/v1/automation.unsubscribe",
+    operation_id = "automation.unsubscribe",
+    tag = "automation",
+    request_body = UnsubscribeParams,
+    responses(
+        (status = 200, description = "Removed.", body = SuccessResponse),
+        (status = 400, description = "`id or target_url is required`, `id must be a UUID`.", body = ErrorBody),
+        (status = 404, description = "`Subscription not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn unsubscribe(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<UnsubscribeParams>,
+) -> Result<HttpResponse, ApiError> {
+    automation::unsubscribe(&*state.store, &caller.0, params.into()).await?;
+    Ok(HttpResponse::Ok().json(SuccessResponse::ok()))
+}
+
+/// The team's subscriptions (without secrets), oldest first.
+#[utoipa::path(
+    post,
+    path = "/v1/automation.list",
+    operation_id = "automation.list",
+    tag = "automation",
+    request_body(content = NoParams, description = "None; an empty body or `{}`."),
+    responses(
+        (status = 200, description = "The subscriptions.", body = WebhookListResponse),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn list(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(_): Params<NoParams>,
+) -> Result<HttpResponse, ApiError> {
+    let webhooks = automation::list_webhooks(&*state.store, &caller.0).await?;
+    Ok(HttpResponse::Ok().json(WebhookListResponse {
+        data: webhooks.iter().map(WebhookDto::from).collect(),
+    }))
+}
+
+/// Delivery attempts, newest first: status, attempts, last status code, duration, error and
+/// next attempt time.
+#[utoipa::path(
+    post,
+    path = "/v1/automation.deliveries",
+    operation_id = "automation.deliveries",
+    tag = "automation",
+    request_body = DeliveryListParams,
+    responses(
+        (status = 200, description = "One page of deliveries.", body = DeliveryListResponse),
+        (status = 400, description = "`status must be one of pending, delivered, failed`, `id must be a UUID`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn deliveries(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<DeliveryListParams>,
+) -> Result<HttpResponse, ApiError> {
+    let page = automation::list_deliveries(&*state.store, &caller.0, params.into()).await?;
+    Ok(HttpResponse::Ok().json(DeliveryListResponse {
+        data: page.items.iter().map(DeliveryDto::from).collect(),
+        pagination: pagination(&page),
+    }))
+}
+
+/// Queues a delivery again, due now, with a fresh retry schedule.
+#[utoipa::path(
+    post,
+    path = "/v1/automation.redeliver",
+    operation_id = "automation.redeliver",
+    tag = "automation",
+    request_body = RedeliverParams,
+    responses(
+        (status = 200, description = "Queued.", body = RedeliverResponse),
+        (status = 404, description = "`Delivery not found` (also when its subscription is gone).", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn redeliver(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<RedeliverParams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = automation::redeliver(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.delivery_id.as_deref(),
+    )
+    .await?;
+    state.outbox_signal.notify_one();
+    Ok(HttpResponse::Ok().json(RedeliverResponse {
+        success: true,
+        delivery_id: id,
+    }))
+}

@@ -1,0 +1,99 @@
+//! The webhook worker of one instance: passes of fan-out, lease, send and record
+//! (`sounding_app::automation::dispatch_once`), run back to back while there is work, then
+//! waiting for the in-process signal (a successful operation) or the poll interval — the
+//! poll is how deliveries due for a retry, and events written by other instances, are found.
+//!
+//! Stopping lets the pass under way finish (its attempts are bounded by the sender's
+//! timeout) and takes no new one. Deliveries leased by a process that died are retried once
+//! their lease expires.
+
+use std::{sync::Arc, time::Duration};
+
+use sounding_app::automation::{dispatch_once, DispatchOptions};
+use sounding_domain::ports::{Clock, Store, WebhookSender};
+use tokio::{
+    sync::{watch, Notify},
+    task::JoinHandle,
+};
+
+use crate::config::WebhookConfig;
+
+/// A running worker; `stop` ends it gracefully.
+pub struct WebhookWorker {
+    stop: watch::Sender<bool>,
+    join: JoinHandle<()>,
+}
+
+impl WebhookWorker {
+    pub fn spawn(
+        store: Arc<dyn Store>,
+        sender: Arc<dyn WebhookSender>,
+        clock: Arc<dyn Clock>,
+        signal: Arc<Notify>,
+        config: &WebhookConfig,
+        per_target: usize,
+    ) -> Self {
+        let (stop, stopped) = watch::channel(false);
+        let mut options = DispatchOptions::new(format!(
+            "worker-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        options.retry_scale = config.retry_scale;
+        options.per_target = per_target;
+        // A lease outlives any attempt (the sender's timeout) with room to record it.
+        options.lease_seconds = i64::try_from(config.timeout.as_secs())
+            .unwrap_or(i64::MAX / 4)
+            .saturating_mul(3)
+            .max(5);
+        let poll = config.poll_interval;
+        let join = tokio::spawn(run(store, sender, clock, signal, options, poll, stopped));
+        Self { stop, join }
+    }
+
+    /// Takes no new pass; waits (at most `grace`) for the one under way.
+    pub async fn stop(self, grace: Duration) {
+        let _ = self.stop.send(true);
+        if tokio::time::timeout(grace, self.join).await.is_err() {
+            tracing::warn!("webhook worker did not stop in time; its leases will expire");
+        }
+    }
+}
+
+async fn run(
+    store: Arc<dyn Store>,
+    sender: Arc<dyn WebhookSender>,
+    clock: Arc<dyn Clock>,
+    signal: Arc<Notify>,
+    options: DispatchOptions,
+    poll: Duration,
+    mut stopped: watch::Receiver<bool>,
+) {
+    tracing::info!(owner = %options.owner, "webhook worker started");
+    loop {
+        if *stopped.borrow() {
+            break;
+        }
+        let busy = match dispatch_once(&*store, &*sender, &*clock, &options).await {
+            Ok(report) => {
+                if report.attempted > 0 {
+                    tracing::debug!(?report, "webhook pass");
+                }
+                report.busy()
+            }
+            Err(error) => {
+                tracing::warn!(%error, "webhook pass failed");
+                false
+            }
+        };
+        if busy {
+            continue;
+        }
+        tokio::select! {
+            () = signal.notified() => {}
+            () = tokio::time::sleep(poll) => {}
+            _ = stopped.changed() => {}
+        }
+    }
+    tracing::info!("webhook worker stopped");
+}

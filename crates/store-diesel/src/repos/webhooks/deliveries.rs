@@ -1,0 +1,539 @@
+//! The delivery machinery: fan-out from the outbox, leases, attempts and redelivery. Each
+//! function runs inside the caller's `write_tx`.
+//!
+//! On PostgreSQL several instances run these at once, so the rows are taken in one order
+//! everywhere — outbox event, then subscription, then delivery — and nothing waits for a lock
+//! while holding a later one:
+//!
+//! - `fan_out` takes its events `FOR UPDATE SKIP LOCKED` (two instances take different
+//!   batches) and their subscriptions `FOR KEY SHARE` (a subscription cannot be deleted while
+//!   deliveries to it are being created: the delete waits, then fails them);
+//! - `lease` takes its deliveries `FOR UPDATE SKIP LOCKED` (two workers take different ones)
+//!   and reads the subscriptions without a lock;
+//! - `record` locks the subscription `FOR UPDATE` before the delivery when it is about to
+//!   delete it (410 Gone), and `redeliver` `FOR KEY SHARE` before locking the delivery
+//!   `FOR UPDATE` to check its lease, as `delete_webhook` deletes the subscription before
+//!   failing its deliveries;
+//! - `release` locks only the deliveries it gives back (one `UPDATE`), which a worker's lease
+//!   skips while they are locked.
+//!
+//! On SQLite `BEGIN IMMEDIATE` serializes every writer, which is all they need there.
+
+use std::collections::{BTreeSet, HashMap};
+
+use diesel::{
+    prelude::*,
+    sql_types::{Nullable, Timestamp as SqlTimestamp},
+};
+use sounding_domain::{
+    ids::DeliveryId,
+    ports::conflicts,
+    timestamp::Timestamp,
+    webhook::{AttemptRecord, AttemptResult, DeliveryStatus, LeasedDelivery},
+};
+use time::PrimitiveDateTime;
+
+use super::{
+    super::to_db_time,
+    rows::{DeliveryRow, DELIVERY_COLUMNS},
+};
+use crate::{
+    connection::{per_backend, DbConnection},
+    error::{DbError, DbResult},
+    raw_sql::{Param, RawSql},
+    schema::{outbox_events, webhook_deliveries, webhooks},
+};
+
+diesel::define_sql_function! {
+    /// `COALESCE` of two nullable timestamps.
+    #[sql_name = "COALESCE"]
+    fn coalesce_time(
+        first: Nullable<SqlTimestamp>,
+        second: Nullable<SqlTimestamp>,
+    ) -> Nullable<SqlTimestamp>;
+}
+
+/// `last_error` of a delivery whose subscription was deleted before it was done.
+pub(super) const UNSUBSCRIBED: &str = "unsubscribed";
+/// `last_error` of the other deliveries of a subscription whose target answered 410 Gone.
+const GONE: &str = "unsubscribed: the target answered 410 Gone";
+/// `last_error` of a delivery whose event is no longer in the outbox (nothing to send).
+const EVENT_MISSING: &str = "the event is no longer in the outbox";
+
+/// Rows per multi-row `INSERT`: 18 parameters each stays far below both engines' limits.
+const INSERT_CHUNK: usize = 500;
+/// Values per `IN (…)` list.
+const IN_CHUNK: usize = 1000;
+
+/// `ids` without repeats (sorted, so the statement text does not depend on the input order).
+fn distinct<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    ids.into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// How `lock_webhook` holds a subscription's row on PostgreSQL until the transaction ends.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Lock {
+    /// Keeps the row from being deleted while a delivery of it is made pending.
+    KeyShare,
+    /// Exclusive: the subscription is about to be deleted.
+    Update,
+}
+
+/// Whether the subscription exists, its row locked as asked on PostgreSQL.
+pub(super) fn lock_webhook(conn: &mut DbConnection, id: &str, lock: Lock) -> DbResult<bool> {
+    macro_rules! webhook {
+        () => {
+            webhooks::table
+                .filter(webhooks::id.eq(id))
+                .select(webhooks::id)
+        };
+    }
+    let found = match conn {
+        DbConnection::Postgresql(inner) => match lock {
+            Lock::KeyShare => webhook!().for_key_share().first::<String>(inner),
+            Lock::Update => webhook!().for_update().first::<String>(inner),
+        },
+        DbConnection::Sqlite(inner) => webhook!().first::<String>(inner),
+    }
+    .optional()?;
+    Ok(found.is_some())
+}
+
+/// Ends the subscription's pending deliveries `failed` with `error`, their leases released.
+pub(super) fn fail_pending(
+    conn: &mut DbConnection,
+    webhook: &str,
+    error: &str,
+    at: PrimitiveDateTime,
+) -> DbResult<usize> {
+    Ok(diesel::update(
+        webhook_deliveries::table
+            .filter(webhook_deliveries::webhook_id.eq(webhook))
+            .filter(webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str())),
+    )
+    .set((
+        webhook_deliveries::status.eq(DeliveryStatus::Failed.as_str()),
+        webhook_deliveries::last_error.eq(Some(error)),
+        webhook_deliveries::next_attempt_at.eq(None::<PrimitiveDateTime>),
+        webhook_deliveries::lease_owner.eq(None::<String>),
+        webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
+        webhook_deliveries::updated_at.eq(at),
+    ))
+    .execute(conn)?)
+}
+
+/// Ends the deliveries among `ids` `failed` with `error` instead of leasing them.
+fn fail_ids(
+    conn: &mut DbConnection,
+    ids: &[&str],
+    error: &str,
+    at: PrimitiveDateTime,
+) -> DbResult<()> {
+    for chunk in ids.chunks(IN_CHUNK) {
+        diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(chunk)))
+            .set((
+                webhook_deliveries::status.eq(DeliveryStatus::Failed.as_str()),
+                webhook_deliveries::last_error.eq(Some(error)),
+                webhook_deliveries::next_attempt_at.eq(None::<PrimitiveDateTime>),
+                webhook_deliveries::lease_owner.eq(None::<String>),
+                webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
+                webhook_deliveries::updated_at.eq(at),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// An outbox event being fanned out.
+struct PendingEvent {
+    seq: i64,
+    id: String,
+    team_id: String,
+    event: String,
+}
+
+/// A subscription an event may fan out to.
+struct Target {
+    id: String,
+    team_id: String,
+    event: String,
+    target_url: String,
+}
+
+/// Turns up to `limit` events not yet dispatched (oldest first) into one pending delivery per
+/// matching subscription and marks them dispatched. The number of events taken.
+pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> DbResult<usize> {
+    if limit <= 0 {
+        return Ok(0);
+    }
+    let now = to_db_time(now);
+
+    // The oldest events not yet fanned out (through `outbox_events_pending_idx`); on
+    // PostgreSQL locked, skipping those a concurrent fan-out holds.
+    macro_rules! pending {
+        () => {
+            outbox_events::table
+                .filter(outbox_events::dispatched_at.is_null())
+                .order(outbox_events::seq.asc())
+                .limit(limit)
+                .select((
+                    outbox_events::seq,
+                    outbox_events::id,
+                    outbox_events::team_id,
+                    outbox_events::event,
+                ))
+        };
+    }
+    type EventTuple = (i64, String, String, String);
+    let batch: Vec<PendingEvent> = match conn {
+        DbConnection::Postgresql(inner) => pending!()
+            .for_update()
+            .skip_locked()
+            .load::<EventTuple>(inner)?,
+        DbConnection::Sqlite(inner) => pending!().load::<EventTuple>(inner)?,
+    }
+    .into_iter()
+    .map(|(seq, id, team_id, event)| PendingEvent {
+        seq,
+        id,
+        team_id,
+        event,
+    })
+    .collect();
+    if batch.is_empty() {
+        return Ok(0);
+    }
+
+    // Every subscription of the batch's teams to the batch's events, in one query.
+    let teams = distinct(batch.iter().map(|e| e.team_id.as_str()));
+    let names = distinct(batch.iter().map(|e| e.event.as_str()));
+    macro_rules! targets {
+        () => {
+            webhooks::table
+                .filter(webhooks::team_id.eq_any(&teams))
+                .filter(webhooks::event.eq_any(&names))
+                .order((webhooks::created_at.asc(), webhooks::id.asc()))
+                .select((
+                    webhooks::id,
+                    webhooks::team_id,
+                    webhooks::event,
+                    webhooks::target_url,
+                ))
+        };
+    }
+    type TargetTuple = (String, String, String, String);
+    let targets: Vec<Target> = match conn {
+        DbConnection::Postgresql(inner) => targets!().for_key_share().load::<TargetTuple>(inner)?,
+        DbConnection::Sqlite(inner) => targets!().load::<TargetTuple>(inner)?,
+    }
+    .into_iter()
+    .map(|(id, team_id, event, target_url)| Target {
+        id,
+        team_id,
+        event,
+        target_url,
+    })
+    .collect();
+
+    let mut by_kind: HashMap<(&str, &str), Vec<&Target>> = HashMap::new();
+    for target in &targets {
+        by_kind
+            .entry((target.team_id.as_str(), target.event.as_str()))
+            .or_default()
+            .push(target);
+    }
+    let rows: Vec<DeliveryRow> = batch
+        .iter()
+        .flat_map(|event| {
+            let targets = by_kind
+                .get(&(event.team_id.as_str(), event.event.as_str()))
+                .map_or(&[][..], Vec::as_slice);
+            targets.iter().map(move |target| DeliveryRow {
+                id: DeliveryId::new().to_string(),
+                team_id: event.team_id.clone(),
+                webhook_id: target.id.clone(),
+                event_id: event.id.clone(),
+                event: event.event.clone(),
+                target_url: target.target_url.clone(),
+                status: DeliveryStatus::Pending.as_str().to_owned(),
+                attempts: 0,
+                next_attempt_at: Some(now),
+                first_attempt_at: None,
+                last_attempt_at: None,
+                last_status_code: None,
+                last_error: None,
+                last_duration_ms: None,
+                lease_owner: None,
+                lease_until: None,
+                created_at: now,
+                updated_at: now,
+            })
+        })
+        .collect();
+    // Idempotent: an event already fanned out to a subscription keeps its delivery.
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        per_backend!(conn, |inner| diesel::insert_into(webhook_deliveries::table)
+            .values(chunk)
+            .on_conflict((webhook_deliveries::event_id, webhook_deliveries::webhook_id))
+            .do_nothing()
+            .execute(inner))?;
+    }
+
+    let seqs: Vec<i64> = batch.iter().map(|e| e.seq).collect();
+    for chunk in seqs.chunks(IN_CHUNK) {
+        diesel::update(outbox_events::table.filter(outbox_events::seq.eq_any(chunk)))
+            .set(outbox_events::dispatched_at.eq(Some(now)))
+            .execute(conn)?;
+    }
+    Ok(batch.len())
+}
+
+/// Leases up to `limit` due deliveries whose lease is free or expired to `owner` until
+/// `now + lease_seconds`, with their bodies and secrets. A delivery whose subscription is gone
+/// ends `failed` instead (or whose event is: nothing left to send).
+pub(super) fn lease(
+    conn: &mut DbConnection,
+    owner: &str,
+    now: Timestamp,
+    lease_seconds: i64,
+    limit: i64,
+) -> DbResult<Vec<LeasedDelivery>> {
+    if limit <= 0 {
+        return Ok(Vec::new());
+    }
+    let until = to_db_time(Timestamp::from_offset(
+        now.as_offset()
+            .saturating_add(time::Duration::seconds(lease_seconds)),
+    ));
+    let now = to_db_time(now);
+
+    // Through `webhook_deliveries_due_idx` (its predicate spelled as a literal, so PostgreSQL
+    // can use the partial index in a generic plan too).
+    let mut due = RawSql::for_connection(conn);
+    due.push("SELECT ")
+        .push(DELIVERY_COLUMNS)
+        .push(" FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ")
+        .param(Param::Timestamp(now))
+        .push(" AND (d.lease_until IS NULL OR d.lease_until <= ")
+        .param(Param::Timestamp(now))
+        .push(") ORDER BY d.next_attempt_at, d.id LIMIT ")
+        .param(Param::BigInt(limit));
+    if matches!(conn, DbConnection::Postgresql(_)) {
+        // Rows another worker is leasing right now are skipped, not waited for; a row whose
+        // lease was taken and committed meanwhile fails the re-check of the condition.
+        due.push(" FOR UPDATE SKIP LOCKED");
+    }
+    let rows: Vec<DeliveryRow> = due.load(conn)?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+
+    let webhook_ids = distinct(rows.iter().map(|r| r.webhook_id.as_str()));
+    let secrets: HashMap<String, String> = webhooks::table
+        .filter(webhooks::id.eq_any(&webhook_ids))
+        .select((webhooks::id, webhooks::secret))
+        .load::<(String, String)>(conn)?
+        .into_iter()
+        .collect();
+    let event_ids = distinct(rows.iter().map(|r| r.event_id.as_str()));
+    let bodies: HashMap<String, String> = outbox_events::table
+        .filter(outbox_events::id.eq_any(&event_ids))
+        .select((outbox_events::id, outbox_events::payload))
+        .load::<(String, String)>(conn)?
+        .into_iter()
+        .collect();
+
+    let unsubscribed: Vec<&str> = rows
+        .iter()
+        .filter(|r| !secrets.contains_key(&r.webhook_id))
+        .map(|r| r.id.as_str())
+        .collect();
+    let orphaned: Vec<&str> = rows
+        .iter()
+        .filter(|r| secrets.contains_key(&r.webhook_id) && !bodies.contains_key(&r.event_id))
+        .map(|r| r.id.as_str())
+        .collect();
+    fail_ids(conn, &unsubscribed, UNSUBSCRIBED, now)?;
+    fail_ids(conn, &orphaned, EVENT_MISSING, now)?;
+
+    let leased: Vec<&DeliveryRow> = rows
+        .iter()
+        .filter(|r| secrets.contains_key(&r.webhook_id) && bodies.contains_key(&r.event_id))
+        .collect();
+    let leased_ids: Vec<&str> = leased.iter().map(|r| r.id.as_str()).collect();
+    for chunk in leased_ids.chunks(IN_CHUNK) {
+        diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(chunk)))
+            .set((
+                webhook_deliveries::lease_owner.eq(Some(owner)),
+                webhook_deliveries::lease_until.eq(Some(until)),
+            ))
+            .execute(conn)?;
+    }
+
+    let mut out = Vec::with_capacity(leased_ids.len());
+    for row in rows {
+        let (Some(secret), Some(body)) = (secrets.get(&row.webhook_id), bodies.get(&row.event_id))
+        else {
+            continue;
+        };
+        let (secret, body) = (secret.clone(), body.clone());
+        out.push(LeasedDelivery {
+            delivery: row.into_domain()?,
+            body,
+            secret,
+        });
+    }
+    Ok(out)
+}
+
+/// Records an attempt of the delivery `owner` leases and releases the lease; `false` (nothing
+/// written) when it is not pending or not `owner`'s.
+pub(super) fn record(
+    conn: &mut DbConnection,
+    id: &str,
+    owner: &str,
+    record: &AttemptRecord,
+) -> DbResult<bool> {
+    let unsubscribe = matches!(record.result, AttemptResult::Failed { unsubscribe: true });
+    if unsubscribe {
+        // The subscription is about to go: lock it before the delivery, in the order
+        // `delete_webhook` takes them.
+        let webhook = webhook_deliveries::table
+            .find(id)
+            .select(webhook_deliveries::webhook_id)
+            .first::<String>(conn)
+            .optional()?;
+        if let Some(webhook) = webhook {
+            lock_webhook(conn, &webhook, Lock::Update)?;
+        }
+    }
+
+    let at = to_db_time(record.at);
+    let (status, next_attempt_at) = match record.result {
+        AttemptResult::Delivered => (DeliveryStatus::Delivered, None),
+        AttemptResult::Retry { at } => (DeliveryStatus::Pending, Some(to_db_time(at))),
+        AttemptResult::Failed { .. } => (DeliveryStatus::Failed, None),
+    };
+    let outcome = &record.outcome;
+    let duration_ms = i64::try_from(outcome.duration.as_millis()).unwrap_or(i64::MAX);
+    let updated = diesel::update(
+        webhook_deliveries::table
+            .filter(webhook_deliveries::id.eq(id))
+            .filter(webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str()))
+            .filter(webhook_deliveries::lease_owner.eq(owner)),
+    )
+    .set((
+        webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+        webhook_deliveries::last_attempt_at.eq(Some(at)),
+        webhook_deliveries::first_attempt_at.eq(coalesce_time(
+            webhook_deliveries::first_attempt_at,
+            Some(at),
+        )),
+        webhook_deliveries::last_status_code.eq(outcome.status.map(i64::from)),
+        webhook_deliveries::last_error.eq(outcome.error.as_deref()),
+        webhook_deliveries::last_duration_ms.eq(Some(duration_ms)),
+        webhook_deliveries::lease_owner.eq(None::<String>),
+        webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
+        webhook_deliveries::status.eq(status.as_str()),
+        webhook_deliveries::next_attempt_at.eq(next_attempt_at),
+        webhook_deliveries::updated_at.eq(at),
+    ))
+    .returning(webhook_deliveries::webhook_id)
+    .get_result::<String>(conn)
+    .optional()?;
+    let Some(webhook) = updated else {
+        return Ok(false);
+    };
+
+    if unsubscribe {
+        diesel::delete(webhooks::table.filter(webhooks::id.eq(&webhook))).execute(conn)?;
+        fail_pending(conn, &webhook, GONE, at)?;
+    }
+    Ok(true)
+}
+
+/// Gives back the leases `owner` holds on the pending deliveries among `ids`, without an
+/// attempt: due again at once (`next_attempt_at` is kept), for any worker. Other ids are left
+/// alone.
+pub(super) fn release(conn: &mut DbConnection, owner: &str, ids: &[String]) -> DbResult<()> {
+    let ids = distinct(ids.iter().map(String::as_str));
+    // One statement for any realistic batch (a worker leases far fewer than `IN_CHUNK`).
+    for chunk in ids.chunks(IN_CHUNK) {
+        diesel::update(
+            webhook_deliveries::table
+                .filter(webhook_deliveries::id.eq_any(chunk))
+                .filter(webhook_deliveries::lease_owner.eq(owner))
+                .filter(webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str())),
+        )
+        .set((
+            webhook_deliveries::lease_owner.eq(None::<String>),
+            webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
+        ))
+        .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Makes the team's delivery pending again, due at `now`, attempts and first attempt reset;
+/// `false` when it is not the team's or its subscription is gone. Conflict
+/// `delivery_in_flight` (nothing written) while a worker's lease on it is live; an expired
+/// lease is taken over.
+pub(super) fn redeliver(
+    conn: &mut DbConnection,
+    team: &str,
+    id: &str,
+    now: Timestamp,
+) -> DbResult<bool> {
+    let webhook = webhook_deliveries::table
+        .filter(webhook_deliveries::id.eq(id))
+        .filter(webhook_deliveries::team_id.eq(team))
+        .select(webhook_deliveries::webhook_id)
+        .first::<String>(conn)
+        .optional()?;
+    let Some(webhook) = webhook else {
+        return Ok(false);
+    };
+    // Held until commit on PostgreSQL: a concurrent delete of the subscription waits, then
+    // fails this delivery with the others.
+    if !lock_webhook(conn, &webhook, Lock::KeyShare)? {
+        return Ok(false);
+    }
+    let now = to_db_time(now);
+    // The delivery next, locked on PostgreSQL until commit: a worker leasing it meanwhile
+    // either committed first (its lease is seen here) or skips it.
+    macro_rules! lease_of {
+        () => {
+            webhook_deliveries::table.find(id).select((
+                webhook_deliveries::lease_owner,
+                webhook_deliveries::lease_until,
+            ))
+        };
+    }
+    type LeaseTuple = (Option<String>, Option<PrimitiveDateTime>);
+    let lease = match conn {
+        DbConnection::Postgresql(inner) => lease_of!().for_update().first::<LeaseTuple>(inner),
+        DbConnection::Sqlite(inner) => lease_of!().first::<LeaseTuple>(inner),
+    }
+    .optional()?;
+    let Some((owner, until)) = lease else {
+        return Ok(false);
+    };
+    if owner.is_some() && until.is_some_and(|until| until > now) {
+        return Err(DbError::Conflict(conflicts::DELIVERY_IN_FLIGHT));
+    }
+    diesel::update(webhook_deliveries::table.find(id))
+        .set((
+            webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str()),
+            webhook_deliveries::attempts.eq(0),
+            webhook_deliveries::first_attempt_at.eq(None::<PrimitiveDateTime>),
+            webhook_deliveries::next_attempt_at.eq(Some(now)),
+            webhook_deliveries::lease_owner.eq(None::<String>),
+            webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
+            webhook_deliveries::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    Ok(true)
+}

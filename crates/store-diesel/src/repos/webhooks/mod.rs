@@ -1,0 +1,165 @@
+//! Webhook subscriptions and their durable deliveries. Subscriptions are plain rows; the
+//! deliveries are made from the outbox by `fan_out` and worked through by leases
+//! (`deliveries.rs`), each operation one `write_tx`. Listing is in `list.rs`.
+
+mod deliveries;
+mod list;
+mod rows;
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    ids::{DeliveryId, TeamId, WebhookId},
+    page::Paged,
+    ports::{StoreResult, WebhookStore},
+    timestamp::Timestamp,
+    webhook::{AttemptRecord, Delivery, DeliveryQuery, LeasedDelivery, WebhookSubscription},
+};
+use time::OffsetDateTime;
+
+use self::{
+    deliveries::{fail_pending, UNSUBSCRIBED},
+    rows::WebhookRow,
+};
+use super::to_db_time;
+use crate::{
+    schema::webhooks,
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+#[async_trait]
+impl WebhookStore for DieselStore {
+    async fn insert_webhook(&self, webhook: &WebhookSubscription) -> StoreResult<()> {
+        let row = WebhookRow::from_domain(webhook);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                diesel::insert_into(webhooks::table)
+                    .values(&row)
+                    .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn webhooks(&self, team: TeamId) -> StoreResult<Vec<WebhookSubscription>> {
+        let team = team.to_string();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                webhooks::table
+                    .filter(webhooks::team_id.eq(team))
+                    .order((webhooks::created_at.asc(), webhooks::id.asc()))
+                    .select(WebhookRow::as_select())
+                    .load(conn)?
+                    .into_iter()
+                    .map(WebhookRow::into_domain)
+                    .collect()
+            })
+        })
+        .await
+    }
+
+    async fn webhook(
+        &self,
+        team: TeamId,
+        id: WebhookId,
+    ) -> StoreResult<Option<WebhookSubscription>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            read(conn, |conn| {
+                webhooks::table
+                    .filter(webhooks::id.eq(id))
+                    .filter(webhooks::team_id.eq(team))
+                    .select(WebhookRow::as_select())
+                    .first(conn)
+                    .optional()?
+                    .map(WebhookRow::into_domain)
+                    .transpose()
+            })
+        })
+        .await
+    }
+
+    async fn delete_webhook(&self, team: TeamId, id: WebhookId) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        // When the deliveries were failed, for `updated_at`; the port has no clock.
+        let now = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // The subscription first, then its deliveries: the order every writer takes
+                // them in (see `deliveries.rs`).
+                let deleted = diesel::delete(
+                    webhooks::table
+                        .filter(webhooks::id.eq(&id))
+                        .filter(webhooks::team_id.eq(&team)),
+                )
+                .execute(conn)?;
+                if deleted == 0 {
+                    return Ok(false);
+                }
+                fail_pending(conn, &id, UNSUBSCRIBED, now)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize> {
+        self.run(move |conn| write_tx(conn, |conn| deliveries::fan_out(conn, now, limit)))
+            .await
+    }
+
+    async fn lease_deliveries(
+        &self,
+        owner: &str,
+        now: Timestamp,
+        lease_seconds: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<LeasedDelivery>> {
+        let owner = owner.to_owned();
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                deliveries::lease(conn, &owner, now, lease_seconds, limit)
+            })
+        })
+        .await
+    }
+
+    async fn record_attempt(
+        &self,
+        id: DeliveryId,
+        owner: &str,
+        record: &AttemptRecord,
+    ) -> StoreResult<bool> {
+        let (id, owner, record) = (id.to_string(), owner.to_owned(), record.clone());
+        self.run(move |conn| write_tx(conn, |conn| deliveries::record(conn, &id, &owner, &record)))
+            .await
+    }
+
+    async fn deliveries(
+        &self,
+        team: TeamId,
+        query: &DeliveryQuery,
+    ) -> StoreResult<Paged<Delivery>> {
+        let (team, query) = (team.to_string(), *query);
+        self.run(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+            .await
+    }
+
+    async fn release_leases(&self, owner: &str, ids: &[DeliveryId]) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let owner = owner.to_owned();
+        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        self.run(move |conn| write_tx(conn, |conn| deliveries::release(conn, &owner, &ids)))
+            .await
+    }
+
+    async fn redeliver(&self, team: TeamId, id: DeliveryId, now: Timestamp) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| write_tx(conn, |conn| deliveries::redeliver(conn, &team, &id, now)))
+            .await
+    }
+}

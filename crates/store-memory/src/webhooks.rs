@@ -1,0 +1,332 @@
+//! `WebhookStore` in memory: subscriptions, and the deliveries fan-out makes of outbox events.
+//! Fan-out always takes the oldest events not yet fanned out, so the fanned-out events are a
+//! prefix of the outbox and one index marks them. Leases live beside each delivery, out of
+//! the `Delivery` the port hands out.
+
+use std::collections::HashSet;
+
+use async_trait::async_trait;
+use sounding_domain::{
+    ids::{DeliveryId, EventId, TeamId, WebhookId},
+    page::Paged,
+    ports::{conflicts, StoreError, StoreResult, WebhookStore},
+    timestamp::Timestamp,
+    webhook::{
+        AttemptRecord, AttemptResult, Delivery, DeliveryQuery, DeliveryStatus, LeasedDelivery,
+        WebhookSubscription,
+    },
+};
+
+use crate::{feedback::page_of, MemoryStore, State};
+
+/// Why the deliveries of a removed subscription failed.
+const UNSUBSCRIBED: &str = "unsubscribed";
+/// Why the deliveries of a subscription whose target answered 410 Gone failed.
+const GONE: &str = "unsubscribed: the target answered 410 Gone";
+
+/// A stored delivery and its lease.
+pub(crate) struct DeliveryRow {
+    delivery: Delivery,
+    lease_owner: Option<String>,
+    lease_until: Option<Timestamp>,
+}
+
+impl DeliveryRow {
+    fn release(&mut self) {
+        self.lease_owner = None;
+        self.lease_until = None;
+    }
+
+    /// Ends the delivery `failed` for `why` without another attempt.
+    fn fail(&mut self, why: &str) {
+        self.delivery.status = DeliveryStatus::Failed;
+        self.delivery.last_error = Some(why.to_owned());
+        self.delivery.next_attempt_at = None;
+        self.release();
+    }
+
+    /// Leased to a worker whose lease has not ended by `now`.
+    fn lease_live(&self, now: Timestamp) -> bool {
+        self.lease_owner.is_some() && self.lease_until.is_some_and(|until| until > now)
+    }
+
+    /// Pending, due by `now`, and with no lease or an expired one.
+    fn leasable(&self, now: Timestamp) -> bool {
+        self.delivery.status == DeliveryStatus::Pending
+            && self.delivery.next_attempt_at.is_some_and(|at| at <= now)
+            && self.lease_until.is_none_or(|until| until <= now)
+    }
+}
+
+impl State {
+    fn team_webhook(&self, team: TeamId, id: WebhookId) -> Option<&WebhookSubscription> {
+        self.webhooks.get(&id).filter(|w| w.team_id == team)
+    }
+
+    /// Removes the subscription and fails its pending deliveries for `why`.
+    fn unsubscribe(&mut self, id: WebhookId, why: &str) {
+        self.webhooks.remove(&id);
+        for row in self.deliveries.values_mut() {
+            if row.delivery.webhook_id == id && row.delivery.status == DeliveryStatus::Pending {
+                row.fail(why);
+            }
+        }
+    }
+
+    fn event_body(&self, id: EventId) -> StoreResult<String> {
+        let event = self
+            .outbox
+            .iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| StoreError::Failure(format!("delivery of missing event {id}")))?;
+        serde_json::to_string(&event.payload)
+            .map_err(|e| StoreError::Failure(format!("event payload: {e}")))
+    }
+}
+
+#[async_trait]
+impl WebhookStore for MemoryStore {
+    async fn insert_webhook(&self, webhook: &WebhookSubscription) -> StoreResult<()> {
+        self.state().webhooks.insert(webhook.id, webhook.clone());
+        Ok(())
+    }
+
+    async fn webhooks(&self, team: TeamId) -> StoreResult<Vec<WebhookSubscription>> {
+        let mut webhooks: Vec<WebhookSubscription> = self
+            .state()
+            .webhooks
+            .values()
+            .filter(|w| w.team_id == team)
+            .cloned()
+            .collect();
+        webhooks.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        Ok(webhooks)
+    }
+
+    async fn webhook(
+        &self,
+        team: TeamId,
+        id: WebhookId,
+    ) -> StoreResult<Option<WebhookSubscription>> {
+        Ok(self.state().team_webhook(team, id).cloned())
+    }
+
+    async fn delete_webhook(&self, team: TeamId, id: WebhookId) -> StoreResult<bool> {
+        let mut s = self.state();
+        if s.team_webhook(team, id).is_none() {
+            return Ok(false);
+        }
+        s.unsubscribe(id, UNSUBSCRIBED);
+        Ok(true)
+    }
+
+    async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize> {
+        let mut s = self.state();
+        let start = s.fanned_out;
+        let take = usize::try_from(limit.max(0)).unwrap_or(usize::MAX);
+        let end = start.saturating_add(take).min(s.outbox.len());
+        let mut existing: HashSet<(EventId, WebhookId)> = s
+            .deliveries
+            .values()
+            .map(|row| (row.delivery.event_id, row.delivery.webhook_id))
+            .collect();
+        let mut new = Vec::new();
+        for event in &s.outbox[start..end] {
+            let mut subscribers: Vec<&WebhookSubscription> = s
+                .webhooks
+                .values()
+                .filter(|w| w.team_id == event.team_id && w.event.as_str() == event.kind)
+                .collect();
+            subscribers.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+            for webhook in subscribers {
+                if !existing.insert((event.id, webhook.id)) {
+                    continue;
+                }
+                new.push(Delivery {
+                    id: DeliveryId::new(),
+                    team_id: event.team_id,
+                    webhook_id: webhook.id,
+                    event_id: event.id,
+                    event: event.kind.clone(),
+                    target_url: webhook.target_url.clone(),
+                    status: DeliveryStatus::Pending,
+                    attempts: 0,
+                    next_attempt_at: Some(now),
+                    first_attempt_at: None,
+                    last_attempt_at: None,
+                    last_status_code: None,
+                    last_error: None,
+                    last_duration_ms: None,
+                    created_at: now,
+                });
+            }
+        }
+        for delivery in new {
+            s.deliveries.insert(
+                delivery.id,
+                DeliveryRow {
+                    delivery,
+                    lease_owner: None,
+                    lease_until: None,
+                },
+            );
+        }
+        s.fanned_out = end;
+        Ok(end - start)
+    }
+
+    async fn lease_deliveries(
+        &self,
+        owner: &str,
+        now: Timestamp,
+        lease_seconds: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<LeasedDelivery>> {
+        let mut s = self.state();
+        let mut due: Vec<(Timestamp, DeliveryId)> = s
+            .deliveries
+            .values()
+            .filter(|row| row.leasable(now))
+            .map(|row| (row.delivery.next_attempt_at.unwrap_or(now), row.delivery.id))
+            .collect();
+        due.sort();
+        due.truncate(usize::try_from(limit.max(0)).unwrap_or(usize::MAX));
+        let until = now.plus_seconds(lease_seconds);
+        let mut leased = Vec::with_capacity(due.len());
+        for (_, id) in due {
+            let Some(row) = s.deliveries.get(&id) else {
+                continue;
+            };
+            let (webhook_id, event_id) = (row.delivery.webhook_id, row.delivery.event_id);
+            let Some(secret) = s.webhooks.get(&webhook_id).map(|w| w.secret.clone()) else {
+                if let Some(row) = s.deliveries.get_mut(&id) {
+                    row.fail(UNSUBSCRIBED);
+                }
+                continue;
+            };
+            let body = s.event_body(event_id)?;
+            leased.push((id, body, secret));
+        }
+        // Every body was found: only now take the leases, so a failure writes nothing.
+        Ok(leased
+            .into_iter()
+            .filter_map(|(id, body, secret)| {
+                let row = s.deliveries.get_mut(&id)?;
+                row.lease_owner = Some(owner.to_owned());
+                row.lease_until = Some(until);
+                Some(LeasedDelivery {
+                    delivery: row.delivery.clone(),
+                    body,
+                    secret,
+                })
+            })
+            .collect())
+    }
+
+    async fn record_attempt(
+        &self,
+        id: DeliveryId,
+        owner: &str,
+        record: &AttemptRecord,
+    ) -> StoreResult<bool> {
+        let mut s = self.state();
+        let Some(row) = s.deliveries.get_mut(&id).filter(|row| {
+            row.delivery.status == DeliveryStatus::Pending
+                && row.lease_owner.as_deref() == Some(owner)
+        }) else {
+            return Ok(false);
+        };
+        let d = &mut row.delivery;
+        d.attempts += 1;
+        d.last_attempt_at = Some(record.at);
+        d.first_attempt_at = d.first_attempt_at.or(Some(record.at));
+        d.last_status_code = record.outcome.status.map(i64::from);
+        d.last_error = record.outcome.error.clone();
+        d.last_duration_ms =
+            Some(i64::try_from(record.outcome.duration.as_millis()).unwrap_or(i64::MAX));
+        let mut unsubscribe = None;
+        match record.result {
+            AttemptResult::Delivered => {
+                d.status = DeliveryStatus::Delivered;
+                d.next_attempt_at = None;
+            }
+            AttemptResult::Retry { at } => {
+                d.status = DeliveryStatus::Pending;
+                d.next_attempt_at = Some(at);
+            }
+            AttemptResult::Failed { unsubscribe: gone } => {
+                d.status = DeliveryStatus::Failed;
+                d.next_attempt_at = None;
+                if gone {
+                    unsubscribe = Some(d.webhook_id);
+                }
+            }
+        }
+        row.release();
+        if let Some(webhook) = unsubscribe {
+            s.unsubscribe(webhook, GONE);
+        }
+        Ok(true)
+    }
+
+    async fn deliveries(
+        &self,
+        team: TeamId,
+        query: &DeliveryQuery,
+    ) -> StoreResult<Paged<Delivery>> {
+        let s = self.state();
+        let mut selected: Vec<&Delivery> = s
+            .deliveries
+            .values()
+            .map(|row| &row.delivery)
+            .filter(|d| {
+                d.team_id == team
+                    && query.webhook_id.is_none_or(|w| d.webhook_id == w)
+                    && query.status.is_none_or(|st| d.status == st)
+            })
+            .collect();
+        selected.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+        Ok(page_of(selected.into_iter().cloned().collect(), query.page))
+    }
+
+    async fn release_leases(&self, owner: &str, ids: &[DeliveryId]) -> StoreResult<()> {
+        let mut s = self.state();
+        for id in ids {
+            if let Some(row) = s.deliveries.get_mut(id).filter(|row| {
+                row.delivery.status == DeliveryStatus::Pending
+                    && row.lease_owner.as_deref() == Some(owner)
+            }) {
+                row.release();
+            }
+        }
+        Ok(())
+    }
+
+    async fn redeliver(&self, team: TeamId, id: DeliveryId, now: Timestamp) -> StoreResult<bool> {
+        let mut s = self.state();
+        let Some(webhook) = s
+            .deliveries
+            .get(&id)
+            .filter(|row| row.delivery.team_id == team)
+            .map(|row| row.delivery.webhook_id)
+        else {
+            return Ok(false);
+        };
+        if s.team_webhook(team, webhook).is_none() {
+            return Ok(false);
+        }
+        let Some(row) = s.deliveries.get_mut(&id) else {
+            return Ok(false);
+        };
+        // An attempt under way is not doubled; an expired lease is taken over.
+        if row.lease_live(now) {
+            return Err(StoreError::Conflict(conflicts::DELIVERY_IN_FLIGHT.into()));
+        }
+        row.delivery.status = DeliveryStatus::Pending;
+        row.delivery.attempts = 0;
+        row.delivery.first_attempt_at = None;
+        row.delivery.next_attempt_at = Some(now);
+        row.release();
+        Ok(true)
+    }
+}
