@@ -475,6 +475,15 @@ pub trait WebhookStore: Send + Sync {
     ) -> StoreResult<bool>;
 }
 
+/// Looks up the addresses a host name has now, so a webhook target that resolves to a private
+/// address is refused when it is subscribed (it is checked again at every connection).
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait HostResolver: Send + Sync {
+    /// The addresses of `host`; empty when it does not resolve (or not in time).
+    async fn resolve(&self, host: &str) -> Vec<std::net::IpAddr>;
+}
+
 /// Sends one webhook attempt: signs it (Standard Webhooks), posts it, and reports what came
 /// back. Never follows redirects; refuses addresses the target policy forbids.
 #[cfg_attr(feature = "mock", mockall::automock)]

@@ -74,6 +74,7 @@ async fn world(limits: RateLimits) -> World {
         tokens: Arc::new(JwtCodec::new(&[7u8; 32]).unwrap()),
         limits,
         webhook_policy: Default::default(),
+        host_resolver: Arc::new(NoNames),
         outbox_signal: Default::default(),
     };
     World {
@@ -531,5 +532,15 @@ async fn the_openapi_document_is_served_under_both_prefixes() {
             String::from_utf8(bytes.to_vec()).unwrap(),
             crate::openapi_json()
         );
+    }
+}
+
+/// Resolves nothing: these tests make no webhook subscriptions by name.
+struct NoNames;
+
+#[async_trait::async_trait]
+impl sounding_domain::ports::HostResolver for NoNames {
+    async fn resolve(&self, _: &str) -> Vec<std::net::IpAddr> {
+        Vec::new()
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use sounding_domain::{
-    ports::{Clock, Store, TokenCodec},
+    ports::{Clock, HostResolver, Store, TokenCodec},
     webhook::TargetPolicy,
 };
 use tokio::sync::Notify;
@@ -18,6 +18,8 @@ pub struct ApiState {
     pub limits: RateLimits,
     /// Which webhook targets `automation.subscribe` accepts.
     pub webhook_policy: TargetPolicy,
+    /// Resolves webhook target names at subscription.
+    pub host_resolver: Arc<dyn HostResolver>,
     /// Notified after every successful operation, so the webhook worker of this instance
     /// picks up new outbox events at once instead of at its next poll.
     pub outbox_signal: Arc<Notify>,

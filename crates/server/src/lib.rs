@@ -20,7 +20,7 @@ use sounding_domain::{
 };
 use sounding_http_actix::{http_server, ApiState, HttpOptions, JwtCodec, RateLimits};
 use sounding_store_diesel::DieselStore;
-use sounding_webhooks::{ReqwestSender, SenderOptions};
+use sounding_webhooks::{ReqwestSender, SenderOptions, SystemHostResolver};
 use tokio::{sync::Notify, task::JoinHandle};
 use webhook_worker::WebhookWorker;
 
@@ -124,6 +124,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         webhook_policy: TargetPolicy {
             allow_private: config.webhooks.allow_private,
         },
+        host_resolver: Arc::new(SystemHostResolver::default()),
         outbox_signal: outbox_signal.clone(),
     };
     let options = HttpOptions {

@@ -33,7 +33,9 @@ use sounding_domain::{
 use url::{Host, Url};
 
 use crate::limits::TargetLimits;
-pub use crate::resolve::{FilteringResolver, NoAddress, NonPublicTarget, SystemResolver};
+pub use crate::resolve::{
+    FilteringResolver, NoAddress, NonPublicTarget, SystemHostResolver, SystemResolver,
+};
 /// reqwest's resolver interface, re-exported so callers can inject a resolver (tests map names
 /// to loopback addresses) without depending on reqwest themselves.
 pub use reqwest::dns::{Addrs, Name, Resolve, Resolving};

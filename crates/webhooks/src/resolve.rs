@@ -121,3 +121,29 @@ mod tests {
         assert_eq!(kept.len(), 2);
     }
 }
+
+/// The `HostResolver` port on the operating system's resolver, for checking a webhook target
+/// at subscription. Bounded in time: a slow resolver must not hold a request.
+#[derive(Debug, Clone, Copy)]
+pub struct SystemHostResolver {
+    pub timeout: std::time::Duration,
+}
+
+impl Default for SystemHostResolver {
+    fn default() -> Self {
+        Self {
+            timeout: std::time::Duration::from_secs(2),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl sounding_domain::ports::HostResolver for SystemHostResolver {
+    async fn resolve(&self, host: &str) -> Vec<std::net::IpAddr> {
+        let lookup = tokio::net::lookup_host((host, 0));
+        match tokio::time::timeout(self.timeout, lookup).await {
+            Ok(Ok(addrs)) => addrs.map(|a| a.ip()).collect(),
+            _ => Vec::new(),
+        }
+    }
+}

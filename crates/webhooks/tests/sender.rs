@@ -274,3 +274,23 @@ async fn a_name_that_does_not_resolve_is_an_error_without_status() {
         "{outcome:?}"
     );
 }
+
+/// The subscription-time resolver finds loopback for `localhost` and nothing for a name that
+/// cannot exist, without panicking or waiting long.
+#[tokio::test]
+async fn the_host_resolver_reports_addresses_or_nothing() {
+    use sounding_domain::ports::HostResolver;
+    use sounding_webhooks::SystemHostResolver;
+    let resolver = SystemHostResolver::default();
+    let local = resolver.resolve("localhost").await;
+    assert!(
+        local.iter().all(|ip| ip.is_loopback()) && !local.is_empty(),
+        "{local:?}"
+    );
+    let started = std::time::Instant::now();
+    assert_eq!(
+        resolver.resolve("no-such-host.invalid").await,
+        Vec::<std::net::IpAddr>::new()
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(3));
+}

@@ -5,10 +5,10 @@ use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     event::EventKind,
     page::{PageRequest, Paged},
-    ports::{conflicts, Clock, StoreError, WebhookStore},
+    ports::{conflicts, Clock, HostResolver, StoreError, WebhookStore},
     webhook::{
-        check_target_url, new_secret, Delivery, DeliveryQuery, DeliveryStatus, TargetPolicy,
-        WebhookSubscription,
+        check_target_url, is_public, new_secret, Delivery, DeliveryQuery, DeliveryStatus,
+        TargetPolicy, WebhookSubscription,
     },
     DeliveryId, DomainError, Entity, WebhookId,
 };
@@ -18,8 +18,12 @@ use crate::error::{AppError, AppResult};
 /// Deliveries per page when the caller does not say.
 pub const DEFAULT_DELIVERIES_LIMIT: i64 = 20;
 
+/// Subscribes a target to an event. Unless private targets are allowed, a host name that
+/// resolves to any non-public address is refused now; one that does not resolve yet is
+/// accepted, and every connection checks the addresses again.
 pub async fn subscribe(
     webhooks: &dyn WebhookStore,
+    resolver: &dyn HostResolver,
     clock: &dyn Clock,
     caller: &KeyHolder,
     policy: TargetPolicy,
@@ -30,6 +34,16 @@ pub async fn subscribe(
     let target = target_url.ok_or_else(|| AppError::invalid("target_url is required"))?;
     let url = check_target_url(target, policy)?;
     let event = EventKind::parse(event.ok_or_else(|| AppError::invalid("event is required"))?)?;
+    if !policy.allow_private {
+        if let Some(url::Host::Domain(host)) = url.host() {
+            let addresses = resolver.resolve(host).await;
+            if addresses.iter().any(|ip| !is_public(*ip)) {
+                return Err(AppError::invalid(
+                    "target_url resolves to a private, loopback or reserved address",
+                ));
+            }
+        }
+    }
     let webhook = WebhookSubscription {
         id: WebhookId::new(),
         team_id: caller.team_id,
@@ -156,5 +170,90 @@ pub async fn redeliver(
             )))
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sounding_domain::{
+        access::Role,
+        ports::{MockHostResolver, MockWebhookStore},
+        ApiKeyId, TeamId, Timestamp, UserId,
+    };
+
+    struct Fixed;
+    impl Clock for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+        }
+    }
+
+    fn admin() -> KeyHolder {
+        KeyHolder {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role: Role::Admin,
+            read_only: false,
+        }
+    }
+
+    fn resolving_to(address: &'static str) -> MockHostResolver {
+        let mut resolver = MockHostResolver::new();
+        resolver
+            .expect_resolve()
+            .withf(|host| host == "hooks.test")
+            .returning(move |_| vec![address.parse().unwrap()]);
+        resolver
+    }
+
+    #[tokio::test]
+    async fn a_name_resolving_to_a_private_address_is_refused_and_nothing_stored() {
+        let mut store = MockWebhookStore::new();
+        store.expect_insert_webhook().never();
+        for address in ["10.0.0.1", "127.0.0.1", "169.254.169.254", "::1"] {
+            let err = subscribe(
+                &store,
+                &resolving_to(address),
+                &Fixed,
+                &admin(),
+                TargetPolicy::default(),
+                Some("https://hooks.test/x"),
+                Some("new_feedback"),
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(
+                err,
+                AppError::invalid("target_url resolves to a private, loopback or reserved address"),
+                "{address}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_public_or_unresolved_name_is_accepted() {
+        for resolver in [resolving_to("93.184.216.34"), {
+            let mut none = MockHostResolver::new();
+            none.expect_resolve().returning(|_| Vec::new());
+            none
+        }] {
+            let mut store = MockWebhookStore::new();
+            store.expect_insert_webhook().times(1).returning(|_| Ok(()));
+            let webhook = subscribe(
+                &store,
+                &resolver,
+                &Fixed,
+                &admin(),
+                TargetPolicy::default(),
+                Some("https://hooks.test/x"),
+                Some("new_feedback"),
+            )
+            .await
+            .unwrap();
+            assert_eq!(webhook.target_url, "https://hooks.test/x");
+            assert!(webhook.secret.starts_with("whsec_"));
+        }
     }
 }

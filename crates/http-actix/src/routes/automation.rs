@@ -29,7 +29,7 @@ use crate::{
     request_body = SubscribeParams,
     responses(
         (status = 200, description = "The subscription with its signing secret.", body = SubscribedResponse),
-        (status = 400, description = "`target_url is required`, `target_url must use https`, `target_url must not point at a private, loopback or reserved address`, `event must be one of new_feedback, …`.", body = ErrorBody),
+        (status = 400, description = "`target_url is required`, `target_url must use https`, `target_url must not point at a private, loopback or reserved address`, `target_url resolves to a private, loopback or reserved address`, `event must be one of new_feedback, …`.", body = ErrorBody),
         (status = 403, description = "The key's role may not manage automation.", body = ErrorBody),
     ),
     security(("apiKey" = [])),
@@ -41,6 +41,7 @@ pub async fn subscribe(
 ) -> Result<HttpResponse, ApiError> {
     let webhook = automation::subscribe(
         &*state.store,
+        &*state.host_resolver,
         &*state.clock,
         &caller.0,
         state.webhook_policy,
