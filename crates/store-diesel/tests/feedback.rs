@@ -3,9 +3,8 @@
 //! and, when `SOUNDING_TEST_POSTGRES_URL` names a server whose user may create databases, on
 //! a fresh PostgreSQL database too.
 
-use std::sync::Arc;
+mod support;
 
-use diesel::{sql_types::BigInt, Connection, PgConnection, RunQueryDsl, SqliteConnection};
 use serde_json::json;
 use sounding_domain::{
     access::{Role, TeamUser},
@@ -28,116 +27,7 @@ use sounding_domain::{
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
-use tempfile::TempDir;
-
-// ---------------------------------------------------------------------------------------------
-// Backends
-
-struct Env {
-    store: Arc<DieselStore>,
-    url: String,
-    _dir: Option<TempDir>,
-}
-
-impl Env {
-    /// `SELECT COUNT(*) AS n …` on a connection of its own, outside the store.
-    fn count(&self, sql: &str) -> i64 {
-        #[derive(diesel::QueryableByName)]
-        struct Count {
-            #[diesel(sql_type = BigInt)]
-            n: i64,
-        }
-        let query = diesel::sql_query(sql);
-        match self.url.strip_prefix("sqlite://") {
-            Some(path) => {
-                query
-                    .get_result::<Count>(&mut SqliteConnection::establish(path).unwrap())
-                    .unwrap()
-                    .n
-            }
-            None => {
-                query
-                    .get_result::<Count>(&mut PgConnection::establish(&self.url).unwrap())
-                    .unwrap()
-                    .n
-            }
-        }
-    }
-}
-
-async fn migrated(url: String, dir: Option<TempDir>) -> Env {
-    let store = DieselStore::connect(&url).expect("connect");
-    store.migrate().await.expect("migrate");
-    Env {
-        store: Arc::new(store),
-        url,
-        _dir: dir,
-    }
-}
-
-async fn sqlite() -> Option<Env> {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("feedback.db").display());
-    Some(migrated(url, Some(dir)).await)
-}
-
-/// A fresh database on the server `SOUNDING_TEST_POSTGRES_URL` names, or `None` (with a
-/// notice) when it is not set.
-async fn postgres() -> Option<Env> {
-    let Some(admin) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
-        .ok()
-        .filter(|u| !u.trim().is_empty())
-    else {
-        eprintln!("SKIPPED: PostgreSQL (SOUNDING_TEST_POSTGRES_URL not set)");
-        return None;
-    };
-    let name = format!("sounding_store_{}", uuid::Uuid::new_v4().simple());
-    let url = tokio::task::spawn_blocking(move || {
-        let mut conn = PgConnection::establish(&admin).expect("connect to the admin database");
-        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
-            .execute(&mut conn)
-            .expect("create database");
-        // The admin URL with its database replaced (query string kept).
-        let (base, query) = admin.split_once('?').unwrap_or((&admin, ""));
-        let authority = base.find("://").map_or(0, |i| i + 3);
-        let server = match base[authority..].find('/') {
-            Some(slash) => &base[..authority + slash],
-            None => base,
-        };
-        match query {
-            "" => format!("{server}/{name}"),
-            q => format!("{server}/{name}?{q}"),
-        }
-    })
-    .await
-    .unwrap();
-    Some(migrated(url, None).await)
-}
-
-macro_rules! on_every_engine {
-    ($($check:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $check() {
-                    if let Some(env) = super::sqlite().await {
-                        super::$check(env).await;
-                    }
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $check() {
-                    if let Some(env) = super::postgres().await {
-                        super::$check(env).await;
-                    }
-                }
-            )*
-        }
-    };
-}
+use support::{at, on_every_engine, postgres, sqlite, t0, Env};
 
 on_every_engine!(
     an_item_reads_back_as_written_with_its_board_and_people,
@@ -156,14 +46,6 @@ on_every_engine!(
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
-
-fn at(rfc3339: &str) -> Timestamp {
-    Timestamp::parse_rfc3339(rfc3339).unwrap()
-}
-
-fn t0() -> Timestamp {
-    at("2026-03-04T05:06:07.089Z")
-}
 
 async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
     let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();

@@ -4,16 +4,11 @@
 //! check runs on SQLite (a temporary file) and, when `SOUNDING_TEST_POSTGRES_URL` names a
 //! server whose user may create databases, on a fresh PostgreSQL database too.
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+mod support;
 
-use diesel::{
-    connection::{set_default_instrumentation, Instrumentation, InstrumentationEvent},
-    sql_types::BigInt,
-    Connection, PgConnection, RunQueryDsl, SqliteConnection,
-};
+use std::{collections::HashMap, sync::Mutex};
+
+use diesel::connection::{set_default_instrumentation, Instrumentation, InstrumentationEvent};
 use serde_json::json;
 use sounding_domain::{
     access::{Role, TeamUser},
@@ -35,117 +30,27 @@ use sounding_domain::{
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
 use sounding_store_diesel::DieselStore;
+use support::{at, on_every_engine, t0, Env};
 use tempfile::TempDir;
 
 // ---------------------------------------------------------------------------------------------
 // Backends
 
-struct Env {
-    store: Arc<DieselStore>,
-    url: String,
-    _dir: Option<TempDir>,
-}
-
-impl Env {
-    /// `SELECT COUNT(*) AS n …` on a connection of its own, outside the store.
-    fn count(&self, sql: &str) -> i64 {
-        #[derive(diesel::QueryableByName)]
-        struct Count {
-            #[diesel(sql_type = BigInt)]
-            n: i64,
-        }
-        let query = diesel::sql_query(sql);
-        match self.url.strip_prefix("sqlite://") {
-            Some(path) => {
-                query
-                    .get_result::<Count>(&mut SqliteConnection::establish(path).unwrap())
-                    .unwrap()
-                    .n
-            }
-            None => {
-                query
-                    .get_result::<Count>(&mut PgConnection::establish(&self.url).unwrap())
-                    .unwrap()
-                    .n
-            }
-        }
-    }
-}
-
+/// The shared store, with the statement counter installed before it connects.
 async fn migrated(url: String, dir: Option<TempDir>) -> Env {
     // Before any connection opens, so the store's connections all report their statements.
     set_default_instrumentation(statement_counter).unwrap();
-    let store = DieselStore::connect(&url).expect("connect");
-    store.migrate().await.expect("migrate");
-    Env {
-        store: Arc::new(store),
-        url,
-        _dir: dir,
-    }
+    support::migrated(url, dir).await
 }
 
 async fn sqlite() -> Option<Env> {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("roadmaps.db").display());
+    let (url, dir) = support::sqlite_database();
     Some(migrated(url, Some(dir)).await)
 }
 
-/// A fresh database on the server `SOUNDING_TEST_POSTGRES_URL` names, or `None` (with a
-/// notice) when it is not set.
 async fn postgres() -> Option<Env> {
-    let Some(admin) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
-        .ok()
-        .filter(|u| !u.trim().is_empty())
-    else {
-        eprintln!("SKIPPED: PostgreSQL (SOUNDING_TEST_POSTGRES_URL not set)");
-        return None;
-    };
-    let name = format!("sounding_store_{}", uuid::Uuid::new_v4().simple());
-    let url = tokio::task::spawn_blocking(move || {
-        let mut conn = PgConnection::establish(&admin).expect("connect to the admin database");
-        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
-            .execute(&mut conn)
-            .expect("create database");
-        // The admin URL with its database replaced (query string kept).
-        let (base, query) = admin.split_once('?').unwrap_or((&admin, ""));
-        let authority = base.find("://").map_or(0, |i| i + 3);
-        let server = match base[authority..].find('/') {
-            Some(slash) => &base[..authority + slash],
-            None => base,
-        };
-        match query {
-            "" => format!("{server}/{name}"),
-            q => format!("{server}/{name}?{q}"),
-        }
-    })
-    .await
-    .unwrap();
+    let url = support::postgres_database().await?;
     Some(migrated(url, None).await)
-}
-
-macro_rules! on_every_engine {
-    ($($check:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $check() {
-                    if let Some(env) = super::sqlite().await {
-                        super::$check(env).await;
-                    }
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $check() {
-                    if let Some(env) = super::postgres().await {
-                        super::$check(env).await;
-                    }
-                }
-            )*
-        }
-    };
 }
 
 on_every_engine!(
@@ -214,14 +119,6 @@ async fn statements_of<F: std::future::Future>(marker: &str, f: F) -> (F::Output
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
-
-fn at(rfc3339: &str) -> Timestamp {
-    Timestamp::parse_rfc3339(rfc3339).unwrap()
-}
-
-fn t0() -> Timestamp {
-    at("2026-03-04T05:06:07.089Z")
-}
 
 async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
     let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();

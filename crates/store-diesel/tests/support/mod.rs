@@ -1,0 +1,150 @@
+//! The harness the store's integration tests share: a migrated store on SQLite (a temporary
+//! file) or on a fresh PostgreSQL database, `on_every_engine!` to run each check on both, and
+//! the fixed timestamps the checks write.
+
+// Each test binary compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use diesel::{sql_types::BigInt, Connection, PgConnection, RunQueryDsl, SqliteConnection};
+use sounding_domain::timestamp::Timestamp;
+use sounding_store_diesel::DieselStore;
+use tempfile::TempDir;
+
+// ---------------------------------------------------------------------------------------------
+// Backends
+
+pub struct Env {
+    pub store: Arc<DieselStore>,
+    pub url: String,
+    _dir: Option<TempDir>,
+}
+
+impl Env {
+    /// `SELECT COUNT(*) AS n …` on a connection of its own, outside the store.
+    pub fn count(&self, sql: &str) -> i64 {
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let query = diesel::sql_query(sql);
+        match self.url.strip_prefix("sqlite://") {
+            Some(path) => {
+                query
+                    .get_result::<Count>(&mut SqliteConnection::establish(path).unwrap())
+                    .unwrap()
+                    .n
+            }
+            None => {
+                query
+                    .get_result::<Count>(&mut PgConnection::establish(&self.url).unwrap())
+                    .unwrap()
+                    .n
+            }
+        }
+    }
+}
+
+pub async fn migrated(url: String, dir: Option<TempDir>) -> Env {
+    let store = DieselStore::connect(&url).expect("connect");
+    store.migrate().await.expect("migrate");
+    Env {
+        store: Arc::new(store),
+        url,
+        _dir: dir,
+    }
+}
+
+/// The URL of a database file in a new temporary directory, and the directory (which removes
+/// itself when dropped).
+pub fn sqlite_database() -> (String, TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("store.db").display());
+    (url, dir)
+}
+
+pub async fn sqlite() -> Option<Env> {
+    let (url, dir) = sqlite_database();
+    Some(migrated(url, Some(dir)).await)
+}
+
+/// The URL of a fresh database created on the server `SOUNDING_TEST_POSTGRES_URL` names, or
+/// `None` (with a notice) when it is not set.
+pub async fn postgres_database() -> Option<String> {
+    let Some(admin) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        eprintln!("SKIPPED: PostgreSQL (SOUNDING_TEST_POSTGRES_URL not set)");
+        return None;
+    };
+    let name = format!("sounding_store_{}", uuid::Uuid::new_v4().simple());
+    let url = tokio::task::spawn_blocking(move || {
+        let mut conn = PgConnection::establish(&admin).expect("connect to the admin database");
+        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .expect("create database");
+        // The admin URL with its database replaced (query string kept).
+        let (base, query) = admin.split_once('?').unwrap_or((&admin, ""));
+        let authority = base.find("://").map_or(0, |i| i + 3);
+        let server = match base[authority..].find('/') {
+            Some(slash) => &base[..authority + slash],
+            None => base,
+        };
+        match query {
+            "" => format!("{server}/{name}"),
+            q => format!("{server}/{name}?{q}"),
+        }
+    })
+    .await
+    .unwrap();
+    Some(url)
+}
+
+/// A fresh database on the server `SOUNDING_TEST_POSTGRES_URL` names, or `None` (with a
+/// notice) when it is not set.
+pub async fn postgres() -> Option<Env> {
+    let url = postgres_database().await?;
+    Some(migrated(url, None).await)
+}
+
+/// A `sqlite` and a `postgres` test for each check (`async fn check(env: Env)` beside the
+/// macro's call), through the `sqlite()` and `postgres()` in scope there.
+macro_rules! on_every_engine {
+    ($($check:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $check() {
+                    if let Some(env) = super::sqlite().await {
+                        super::$check(env).await;
+                    }
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $check() {
+                    if let Some(env) = super::postgres().await {
+                        super::$check(env).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+pub(crate) use on_every_engine;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+pub fn at(rfc3339: &str) -> Timestamp {
+    Timestamp::parse_rfc3339(rfc3339).unwrap()
+}
+
+pub fn t0() -> Timestamp {
+    at("2026-03-04T05:06:07.089Z")
+}
