@@ -23,6 +23,12 @@ macro_rules! id_type {
             pub fn parse(field: &str, raw: &str) -> Result<Self, DomainError> {
                 parse_uuid(field, raw).map(Self)
             }
+
+            /// The same for a required parameter: `<field> is required` when absent.
+            pub fn parse_required(field: &str, raw: Option<&str>) -> Result<Self, DomainError> {
+                let raw = raw.ok_or_else(|| DomainError::invalid(format!("{field} is required")))?;
+                Self::parse(field, raw)
+            }
         }
 
         impl Default for $name {
@@ -83,6 +89,23 @@ mod tests {
         let err = BoardId::parse("boardId", "not-a-uuid").unwrap_err();
         assert_eq!(err, DomainError::invalid("boardId must be a UUID"));
         assert!(BoardId::parse("boardId", "0191c8a0-0000-7000-8000-00000000000").is_err());
+    }
+
+    #[test]
+    fn a_required_id_names_the_field_when_absent_or_malformed() {
+        assert_eq!(
+            BoardId::parse_required("boardId", None),
+            Err(DomainError::invalid("boardId is required"))
+        );
+        assert_eq!(
+            BoardId::parse_required("boardId", Some("x")),
+            Err(DomainError::invalid("boardId must be a UUID"))
+        );
+        let id = BoardId::new();
+        assert_eq!(
+            BoardId::parse_required("boardId", Some(&id.to_string())),
+            Ok(id)
+        );
     }
 
     #[test]

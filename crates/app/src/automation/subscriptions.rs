@@ -158,8 +158,7 @@ pub async fn redeliver(
     delivery_id: Option<&str>,
 ) -> AppResult<DeliveryId> {
     caller.require(Need::Admin(AdminArea::Automation))?;
-    let raw = delivery_id.ok_or_else(|| AppError::invalid("deliveryId is required"))?;
-    let id = DeliveryId::parse("deliveryId", raw)?;
+    let id = DeliveryId::parse_required("deliveryId", delivery_id)?;
     match webhooks.redeliver(caller.team_id, id, clock.now()).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(AppError::not_found(Entity::Delivery)),

@@ -15,7 +15,7 @@ pub async fn delete_board(
     id: Option<&str>,
 ) -> AppResult<BoardId> {
     caller.require(Need::Admin(AdminArea::Boards))?;
-    let id = BoardId::parse("id", id.ok_or_else(|| AppError::invalid("id is required"))?)?;
+    let id = BoardId::parse_required("id", id)?;
     match boards.delete_board(caller.team_id, id).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(AppError::not_found(Entity::Board)),

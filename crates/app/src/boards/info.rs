@@ -15,7 +15,7 @@ pub async fn board_info(
     id: Option<&str>,
 ) -> AppResult<BoardView> {
     caller.require(Need::Read)?;
-    let id = BoardId::parse("id", id.ok_or_else(|| AppError::invalid("id is required"))?)?;
+    let id = BoardId::parse_required("id", id)?;
     boards
         .board(caller.team_id, id)
         .await?

@@ -18,7 +18,7 @@ pub async fn update_board(
     input: BoardInput,
 ) -> AppResult<BoardView> {
     caller.require(Need::Admin(AdminArea::Boards))?;
-    let id = BoardId::parse("id", id.ok_or_else(|| AppError::invalid("id is required"))?)?;
+    let id = BoardId::parse_required("id", id)?;
     let patch = BoardPatch::new(
         input.name.as_deref(),
         input.slug.as_deref(),

@@ -9,7 +9,7 @@ use sounding_domain::{
     FeedbackId,
 };
 
-use super::{feedback_event, feedback_not_found, required_feedback_id, team_feedback};
+use super::{feedback_event, feedback_not_found, team_feedback};
 use crate::error::{AppError, AppResult};
 
 async fn remove(
@@ -36,7 +36,7 @@ pub async fn delete_feedback(
     id: Option<&str>,
 ) -> AppResult<FeedbackId> {
     caller.require(Need::Write)?;
-    let id = required_feedback_id("id", id)?;
+    let id = FeedbackId::parse_required("id", id)?;
     let view = team_feedback(store, &Caller::Team(caller.clone()), id).await?;
     remove(store, clock, &view).await
 }
@@ -47,7 +47,7 @@ pub async fn delete_public_feedback(
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
-    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let view = team_feedback(store, &Caller::Subscriber(session.clone()), id).await?;
     if view.feedback.creator_id != session.subscriber.id {
         return Err(AppError::forbidden(

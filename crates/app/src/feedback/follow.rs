@@ -7,7 +7,7 @@ use sounding_domain::{
     FeedbackId,
 };
 
-use super::{feedback_not_found, readable_feedback, required_feedback_id};
+use super::{feedback_not_found, readable_feedback};
 use crate::error::AppResult;
 
 pub async fn follow_feedback(
@@ -16,7 +16,7 @@ pub async fn follow_feedback(
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
-    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
     readable_feedback(store, &caller, id).await?;
     set(store, clock, session, id, true).await
@@ -28,7 +28,7 @@ pub async fn unfollow_feedback(
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
-    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     set(store, clock, session, id, false).await
 }
 

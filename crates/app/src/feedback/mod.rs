@@ -39,12 +39,6 @@ use crate::{
 /// already rare once).
 const URL_ID_ATTEMPTS: u32 = 5;
 
-/// The id in `field`, which is required.
-pub(crate) fn required_feedback_id(field: &str, raw: Option<&str>) -> AppResult<FeedbackId> {
-    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
-    Ok(FeedbackId::parse(field, raw)?)
-}
-
 pub(crate) fn feedback_not_found() -> AppError {
     AppError::not_found(Entity::Feedback)
 }

@@ -6,10 +6,10 @@ use sounding_domain::{
     event::EventKind,
     feedback::{Feedback, FeedbackView},
     ports::{Clock, Store},
-    Timestamp,
+    FeedbackId, Timestamp,
 };
 
-use super::{feedback_event, feedback_not_found, required_feedback_id, team_feedback};
+use super::{feedback_event, feedback_not_found, team_feedback};
 use crate::error::AppResult;
 
 async fn moderate(
@@ -20,7 +20,7 @@ async fn moderate(
     change: impl FnOnce(&mut Feedback, Timestamp) -> bool,
 ) -> AppResult<FeedbackView> {
     caller.require(Need::Write)?;
-    let id = required_feedback_id("id", id)?;
+    let id = FeedbackId::parse_required("id", id)?;
     let mut view = team_feedback(store, &Caller::Team(caller.clone()), id).await?;
     let now = clock.now();
     if !change(&mut view.feedback, now) {

@@ -9,12 +9,12 @@ use sounding_domain::{
     feedback::{FeedbackPatch, FeedbackStatus, FeedbackView, Priority},
     ports::{Clock, Store},
     subscriber::Subscriber,
-    Timestamp,
+    FeedbackId, Timestamp,
 };
 
 use super::{
-    board_open_to, board_ref, feedback_event, feedback_not_found, required_feedback_id,
-    team_author, team_board, team_feedback,
+    board_open_to, board_ref, feedback_event, feedback_not_found, team_author, team_board,
+    team_feedback,
 };
 use crate::error::{AppError, AppResult};
 
@@ -49,7 +49,7 @@ pub async fn update_feedback(
     changes: FeedbackChanges,
 ) -> AppResult<FeedbackView> {
     caller.require(Need::Write)?;
-    let id = required_feedback_id("id", changes.id.as_deref())?;
+    let id = FeedbackId::parse_required("id", changes.id.as_deref())?;
     let mut patch = content_patch(&changes)?;
     patch.status = changes
         .status
@@ -82,7 +82,7 @@ pub async fn update_public_feedback(
     session: &SubscriberSession,
     changes: FeedbackChanges,
 ) -> AppResult<FeedbackView> {
-    let id = required_feedback_id("feedbackId", changes.id.as_deref())?;
+    let id = FeedbackId::parse_required("feedbackId", changes.id.as_deref())?;
     let patch = content_patch(&changes)?;
     let caller = Caller::Subscriber(session.clone());
     let mut view = team_feedback(store, &caller, id).await?;

@@ -12,15 +12,13 @@ use sounding_domain::{
     page::{PageRequest, Paged},
     ports::{Clock, Store},
     subscriber::{Identify, Subscriber},
-    Entity, FeedbackCommentId, SubscriberId, Timestamp,
+    Entity, FeedbackCommentId, FeedbackId, SubscriberId, Timestamp,
 };
 
 use crate::{
     auth::is_team_member,
     error::{AppError, AppResult},
-    feedback::{
-        feedback_not_found, readable_feedback, required_feedback_id, team_author, team_feedback,
-    },
+    feedback::{feedback_not_found, readable_feedback, team_author, team_feedback},
     wire::{self, CommentJson},
 };
 
@@ -65,7 +63,7 @@ pub async fn create_public_comment(
     session: &SubscriberSession,
     input: PublicCommentInput,
 ) -> AppResult<CommentView> {
-    let id = required_feedback_id("feedbackId", input.feedback_id.as_deref())?;
+    let id = FeedbackId::parse_required("feedbackId", input.feedback_id.as_deref())?;
     let text = comment_text(input.text.as_deref())?;
     let caller = Caller::Subscriber(session.clone());
     let feedback = readable_feedback(store, &caller, id).await?;
@@ -93,7 +91,7 @@ pub async fn create_team_comment(
     input: TeamCommentInput,
 ) -> AppResult<CommentView> {
     caller.require(Need::Write)?;
-    let id = required_feedback_id("feedbackId", input.feedback_id.as_deref())?;
+    let id = FeedbackId::parse_required("feedbackId", input.feedback_id.as_deref())?;
     let text = comment_text(input.text.as_deref())?;
     let is_private = match (input.kind.as_deref(), input.is_private) {
         (Some("private"), _) => true,
@@ -176,7 +174,7 @@ pub async fn list_comments(
     caller: &Caller,
     input: CommentListInput,
 ) -> AppResult<Paged<CommentView>> {
-    let id = required_feedback_id("feedbackId", input.feedback_id.as_deref())?;
+    let id = FeedbackId::parse_required("feedbackId", input.feedback_id.as_deref())?;
     let sort = input
         .sort
         .as_deref()

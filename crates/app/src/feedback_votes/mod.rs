@@ -11,7 +11,7 @@ use sounding_domain::{
 
 use crate::{
     error::{AppError, AppResult},
-    feedback::{feedback_not_found, readable_feedback, required_feedback_id},
+    feedback::{feedback_not_found, readable_feedback},
     wire::{self, VoteJson},
 };
 
@@ -23,7 +23,7 @@ pub async fn cast_vote(
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<(FeedbackVote, i64)> {
-    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
     readable_feedback(store, &caller, id).await?;
     let now = clock.now();
@@ -59,7 +59,7 @@ pub async fn retract_vote(
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<i64> {
-    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let subscriber = &session.subscriber;
     store
         .retract_vote(subscriber.team_id, id, subscriber.id)
@@ -73,7 +73,7 @@ pub async fn vote_info(
     caller: &Caller,
     feedback_id: Option<&str>,
 ) -> AppResult<(FeedbackId, VoteState)> {
-    let id = required_feedback_id("feedbackId", feedback_id)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     readable_feedback(store, caller, id).await?;
     let subscriber = match caller {
         Caller::Subscriber(session) => Some(session.subscriber.id),

@@ -77,8 +77,7 @@ pub async fn delete_roadmap(
     force: bool,
 ) -> AppResult<RoadmapId> {
     caller.require(Need::Admin(AdminArea::Roadmaps))?;
-    let raw = id.ok_or_else(|| AppError::invalid("id is required"))?;
-    let id = RoadmapId::parse("id", raw)?;
+    let id = RoadmapId::parse_required("id", id)?;
     match store.delete_roadmap(caller.team_id, id, force).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(AppError::not_found(Entity::Roadmap)),

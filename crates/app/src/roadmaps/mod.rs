@@ -24,8 +24,7 @@ pub(crate) async fn team_roadmap(
     field: &str,
     raw: Option<&str>,
 ) -> AppResult<Roadmap> {
-    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
-    let id = RoadmapId::parse(field, raw)?;
+    let id = RoadmapId::parse_required(field, raw)?;
     store
         .roadmap(team, id)
         .await?

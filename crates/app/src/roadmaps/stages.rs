@@ -46,11 +46,6 @@ fn stage_not_found() -> AppError {
     AppError::not_found(Entity::Stage)
 }
 
-fn required_stage_id(field: &str, raw: Option<&str>) -> AppResult<StageId> {
-    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
-    Ok(StageId::parse(field, raw)?)
-}
-
 pub async fn create_stage(
     store: &dyn Store,
     clock: &dyn Clock,
@@ -94,7 +89,7 @@ pub async fn update_stage(
     input: StageInput,
 ) -> AppResult<Stage> {
     caller.require(Need::Admin(AdminArea::Stages))?;
-    let id = required_stage_id("id", input.id.as_deref())?;
+    let id = StageId::parse_required("id", input.id.as_deref())?;
     let name = input
         .name
         .as_deref()
@@ -126,7 +121,7 @@ pub async fn delete_stage(
     force: bool,
 ) -> AppResult<StageId> {
     caller.require(Need::Admin(AdminArea::Stages))?;
-    let id = required_stage_id("id", id)?;
+    let id = StageId::parse_required("id", id)?;
     match store.delete_stage(caller.team_id, id, force).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(stage_not_found()),
@@ -161,7 +156,7 @@ pub async fn stage_info(
     caller: &Caller,
     input: StageInfoInput,
 ) -> AppResult<(StageView, Paged<TopicView>)> {
-    let id = required_stage_id("stageId", input.stage_id.as_deref())?;
+    let id = StageId::parse_required("stageId", input.stage_id.as_deref())?;
     let page = PageRequest::new(input.limit, input.offset, DEFAULT_TOPICS_LIMIT)?;
     let sort = input
         .sort

@@ -12,7 +12,7 @@ use sounding_domain::{
     Entity, RoadmapId, StageId, TopicId,
 };
 
-use super::{required_topic_id, topic_event, topic_not_found};
+use super::{topic_event, topic_not_found};
 use crate::error::{AppError, AppResult};
 
 /// Topics per page of `topics.list` when the caller does not say.
@@ -83,7 +83,7 @@ pub async fn update_topic(
     changes: TopicChanges,
 ) -> AppResult<TopicView> {
     caller.require(Need::Write)?;
-    let id = required_topic_id("id", changes.id.as_deref())?;
+    let id = TopicId::parse_required("id", changes.id.as_deref())?;
     let patch = TopicPatch::new(
         changes.title.as_deref(),
         changes.description.as_deref(),
@@ -139,7 +139,7 @@ pub async fn delete_topic(
     id: Option<&str>,
 ) -> AppResult<TopicId> {
     caller.require(Need::Write)?;
-    let id = required_topic_id("id", id)?;
+    let id = TopicId::parse_required("id", id)?;
     if store.delete_topic(caller.team_id, id, &[]).await? {
         Ok(id)
     } else {

@@ -11,10 +11,10 @@ use sounding_domain::{
         CommentSource, CommentThread, ThreadQuery, ThreadScope, TopicComment, TopicCommentView,
         TopicRef,
     },
-    TopicCommentId,
+    TopicCommentId, TopicId,
 };
 
-use super::{required_topic_id, topic_not_found, visible_to, visible_topic};
+use super::{topic_not_found, visible_to, visible_topic};
 use crate::{
     auth::is_team_member,
     error::{AppError, AppResult},
@@ -49,7 +49,7 @@ pub async fn create_topic_comment(
     session: &SubscriberSession,
     input: TopicCommentInput,
 ) -> AppResult<TopicCommentView> {
-    let id = required_topic_id("id", input.id.as_deref())?;
+    let id = TopicId::parse_required("id", input.id.as_deref())?;
     let text = comment_text(input.text.as_deref())?;
     let source = input
         .source
@@ -127,7 +127,7 @@ pub async fn list_topic_comments(
     let topic = input
         .id
         .as_deref()
-        .map(|raw| required_topic_id("id", Some(raw)))
+        .map(|raw| TopicId::parse("id", raw))
         .transpose()?;
     let sort = input
         .sort

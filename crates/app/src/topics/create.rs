@@ -68,11 +68,7 @@ pub async fn create_topic(
         Caller::Team(_) => anonymous_author(&input)?,
     };
     let roadmap = team_roadmap(store, team.id, "roadmapId", input.roadmap_id.as_deref()).await?;
-    let stage_raw = input
-        .stage_id
-        .as_deref()
-        .ok_or_else(|| AppError::invalid("stageId is required"))?;
-    let stage_id = StageId::parse("stageId", stage_raw)?;
+    let stage_id = StageId::parse_required("stageId", input.stage_id.as_deref())?;
     let stage = store
         .stage(team.id, stage_id)
         .await?

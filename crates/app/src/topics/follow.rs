@@ -6,7 +6,7 @@ use sounding_domain::{
     TopicId,
 };
 
-use super::{required_topic_id, topic_not_found, visible_topic};
+use super::{topic_not_found, visible_topic};
 use crate::error::AppResult;
 
 pub async fn follow_topic(
@@ -15,7 +15,7 @@ pub async fn follow_topic(
     session: &SubscriberSession,
     id: Option<&str>,
 ) -> AppResult<TopicId> {
-    let id = required_topic_id("id", id)?;
+    let id = TopicId::parse_required("id", id)?;
     visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
     set(store, clock, session, id, true).await
 }
@@ -26,7 +26,7 @@ pub async fn unfollow_topic(
     session: &SubscriberSession,
     id: Option<&str>,
 ) -> AppResult<TopicId> {
-    let id = required_topic_id("id", id)?;
+    let id = TopicId::parse_required("id", id)?;
     set(store, clock, session, id, false).await
 }
 

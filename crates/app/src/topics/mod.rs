@@ -36,12 +36,6 @@ pub(crate) fn topic_not_found() -> AppError {
     AppError::not_found(Entity::Topic)
 }
 
-/// The topic id in `field`, which is required.
-pub(crate) fn required_topic_id(field: &str, raw: Option<&str>) -> AppResult<TopicId> {
-    let raw = raw.ok_or_else(|| AppError::invalid(format!("{field} is required")))?;
-    Ok(TopicId::parse(field, raw)?)
-}
-
 /// Whether public operations show the topic to this caller: published, and on a public stage
 /// unless the caller is a team member.
 pub(crate) async fn visible_to(

@@ -6,10 +6,10 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     ports::{Clock, Store},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
-    TopicVoteId,
+    TopicId, TopicVoteId,
 };
 
-use super::{required_topic_id, topic_not_found, visible_topic};
+use super::{topic_not_found, visible_topic};
 use crate::{
     error::AppResult,
     wire::{self, TopicVoteJson},
@@ -27,7 +27,7 @@ pub async fn cast_topic_vote(
     let Some(caller @ Caller::Subscriber(session)) = caller else {
         return Err(Literal::BadRequest.into());
     };
-    let id = required_topic_id("id", id)?;
+    let id = TopicId::parse_required("id", id)?;
     visible_topic(store, caller, id).await?;
     let now = clock.now();
     let vote = TopicVote {
@@ -66,7 +66,7 @@ pub async fn retract_topic_vote(
     let Some(Caller::Subscriber(session)) = caller else {
         return Err(Literal::BadRequest.into());
     };
-    let id = required_topic_id("id", id)?;
+    let id = TopicId::parse_required("id", id)?;
     let s = &session.subscriber;
     store
         .retract_topic_vote(s.team_id, id, s.id)
@@ -80,7 +80,7 @@ pub async fn topic_vote_info(
     caller: &Caller,
     id: Option<&str>,
 ) -> AppResult<TopicVoteState> {
-    let id = required_topic_id("id", id)?;
+    let id = TopicId::parse_required("id", id)?;
     visible_topic(store, caller, id).await?;
     let subscriber = match caller {
         Caller::Subscriber(session) => Some(session.subscriber.id),
