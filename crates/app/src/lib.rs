@@ -14,5 +14,8 @@ pub mod subscribers;
 pub mod teams;
 pub mod topics;
 pub mod wire;
+// Notifications, and feedback as CSV (export and import).
+pub mod feedback_csv;
+pub mod notifications;
 
 pub use error::{AppError, AppResult, AuthError, Literal};

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::{
     error::{DomainError, DomainResult},
     ids::{EventId, TeamId},
+    notification::NotifyFollowers,
     timestamp::Timestamp,
 };
 
@@ -75,6 +76,8 @@ pub struct NewEvent {
     pub occurred_at: Timestamp,
     /// The full delivery body: `{event, teamId, occurredAt, <ids>, data}`.
     pub payload: Value,
+    /// Followers to notify in the same transaction (see `notification`); `None` for most.
+    pub notify: Option<NotifyFollowers>,
 }
 
 impl NewEvent {
@@ -100,7 +103,14 @@ impl NewEvent {
             kind,
             occurred_at,
             payload: Value::Object(body),
+            notify: None,
         }
+    }
+
+    /// The same event, also notifying followers when it is stored.
+    pub fn notifying(mut self, notify: NotifyFollowers) -> Self {
+        self.notify = Some(notify);
+        self
     }
 }
 

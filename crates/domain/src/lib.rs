@@ -14,6 +14,7 @@ pub mod feedback_vote;
 pub mod ids;
 pub mod meta;
 pub mod names;
+pub mod notification;
 pub mod page;
 pub mod ports;
 pub mod roadmap;

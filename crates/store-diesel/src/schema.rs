@@ -285,6 +285,24 @@ diesel::joinable!(feedback -> feedback_boards (board_id));
 diesel::joinable!(feedback_votes -> feedback (feedback_id));
 diesel::joinable!(feedback_comments -> feedback (feedback_id));
 diesel::joinable!(feedback_follows -> feedback (feedback_id));
+diesel::table! {
+    notifications (id) {
+        id -> Text,
+        team_id -> Text,
+        subscriber_id -> Text,
+        kind -> Text,
+        feedback_id -> Nullable<Text>,
+        topic_id -> Nullable<Text>,
+        comment_id -> Nullable<Text>,
+        title -> Text,
+        status -> Nullable<Text>,
+        previous_status -> Nullable<Text>,
+        actor_id -> Nullable<Text>,
+        read_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(roadmaps -> teams (team_id));
 diesel::joinable!(stages -> roadmaps (roadmap_id));
 diesel::joinable!(topics -> roadmaps (roadmap_id));
@@ -318,4 +336,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhooks,
     webhook_deliveries,
     settings,
+    notifications,
 );

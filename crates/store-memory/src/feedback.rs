@@ -401,3 +401,10 @@ impl FeedbackStore for MemoryStore {
         Ok(follows.into_iter().map(|f| f.subscriber).collect())
     }
 }
+
+impl FeedbackRow {
+    /// The item's followers, in follow order (for notifications).
+    pub(crate) fn follower_ids(&self) -> Vec<SubscriberId> {
+        self.follows.iter().map(|f| f.subscriber).collect()
+    }
+}

@@ -3,6 +3,7 @@
 //! as the database adapters' transactions are.
 
 mod feedback;
+mod notifications;
 mod roadmaps;
 mod topics;
 mod webhooks;
@@ -55,6 +56,8 @@ struct State {
     /// Deliveries, each with its lease (they outlive their subscription).
     deliveries: HashMap<DeliveryId, webhooks::DeliveryRow>,
     settings: HashMap<String, String>,
+    /// Subscribers' notifications, in the order they were written.
+    notifications: Vec<sounding_domain::notification::Notification>,
 }
 
 #[derive(Default)]
@@ -78,6 +81,9 @@ impl MemoryStore {
 
 impl State {
     fn append(&mut self, events: &[NewEvent]) {
+        for event in events {
+            self.notify_followers(event);
+        }
         self.outbox.extend(events.iter().map(|e| StoredEvent {
             id: e.id,
             team_id: e.team_id,

@@ -443,3 +443,10 @@ impl TopicStore for MemoryStore {
         Ok(follows.into_iter().map(|f| f.subscriber).collect())
     }
 }
+
+impl TopicRow {
+    /// The topic's followers, in follow order (for notifications).
+    pub(crate) fn follower_ids(&self) -> Vec<SubscriberId> {
+        self.follows.iter().map(|f| f.subscriber).collect()
+    }
+}

@@ -16,7 +16,10 @@ use super::{
     board_open_to, board_ref, feedback_event, feedback_not_found, team_author, team_board,
     team_feedback,
 };
-use crate::error::{AppError, AppResult};
+use crate::{
+    error::{AppError, AppResult},
+    notifications::notify,
+};
 
 /// The fields of `feedbacks.update` as a client sent them.
 #[derive(Debug, Clone, Default)]
@@ -113,15 +116,19 @@ async fn save(
     view.last_modified_by = Some(editor);
     let mut events: Vec<NewEvent> = Vec::with_capacity(2);
     if let Some(previous) = previous {
-        events.push(feedback_event(
-            EventKind::FeedbackStatusChange,
-            &view,
-            now,
-            &[
-                ("previousStatus", previous.as_str().to_owned()),
-                ("status", view.feedback.status.as_str().to_owned()),
-            ],
-        ));
+        // Followers hear of it in the same write (nobody in particular acted: all of them).
+        events.push(
+            feedback_event(
+                EventKind::FeedbackStatusChange,
+                &view,
+                now,
+                &[
+                    ("previousStatus", previous.as_str().to_owned()),
+                    ("status", view.feedback.status.as_str().to_owned()),
+                ],
+            )
+            .notifying(notify::feedback_status(&view, previous.as_str())),
+        );
     }
     events.push(feedback_event(EventKind::FeedbacksUpdate, &view, now, &[]));
     if store.update_feedback(&view.feedback, &events).await? {

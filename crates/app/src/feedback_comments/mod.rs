@@ -19,6 +19,7 @@ use crate::{
     auth::is_team_member,
     error::{AppError, AppResult},
     feedback::{feedback_not_found, readable_feedback, team_author, team_feedback},
+    notifications::notify,
     wire::{self, CommentJson},
 };
 
@@ -162,6 +163,16 @@ async fn insert(
         ],
         wire::to_value(&CommentJson::from(&view)),
     );
+    // Followers hear of public comments only; the author is not told of their own.
+    let event = if is_private {
+        event
+    } else {
+        event.notifying(notify::feedback_comment(
+            feedback,
+            view.comment.id.0,
+            view.comment.subscriber_id,
+        ))
+    };
     if store.insert_comment(&view.comment, &[event]).await? {
         Ok(view)
     } else {

@@ -13,7 +13,10 @@ use sounding_domain::{
 };
 
 use super::{topic_event, topic_not_found};
-use crate::error::{AppError, AppResult};
+use crate::{
+    error::{AppError, AppResult},
+    notifications::notify,
+};
 
 /// Topics per page of `topics.list` when the caller does not say.
 pub const DEFAULT_LIMIT: i64 = 50;
@@ -109,6 +112,11 @@ pub async fn update_topic(
         .ok_or_else(topic_not_found)?;
     let now = clock.now();
     patch.apply(&mut view.topic, now);
+    // A move to another stage is the topic's status change: its followers hear of it.
+    let previous_stage = target
+        .as_ref()
+        .filter(|stage| stage.id != view.topic.stage_id)
+        .map(|_| view.stage.name.clone());
     if let Some(stage) = target {
         view.topic.stage_id = stage.id;
         view.topic.roadmap_id = stage.roadmap_id;
@@ -124,7 +132,10 @@ pub async fn update_topic(
         Some(false) => view.topic.published_at = None,
         _ => {}
     }
-    let event = topic_event(EventKind::TopicsUpdate, &view, now);
+    let mut event = topic_event(EventKind::TopicsUpdate, &view, now);
+    if let Some(previous) = previous_stage {
+        event = event.notifying(notify::topic_stage(&view, &previous));
+    }
     if store.update_topic(&view.topic, &[event]).await? {
         Ok(view)
     } else {

@@ -18,6 +18,7 @@ use super::{topic_not_found, visible_to, visible_topic};
 use crate::{
     auth::is_team_member,
     error::{AppError, AppResult},
+    notifications::notify,
     wire::{self, TopicCommentJson},
 };
 
@@ -108,7 +109,12 @@ pub async fn create_topic_comment(
             ("subscriberId", session.subscriber.id.to_string()),
         ],
         wire::to_value(&TopicCommentJson::from(&view)),
-    );
+    )
+    .notifying(notify::topic_comment(
+        &topic,
+        comment_id.0,
+        session.subscriber.id,
+    ));
     if store.insert_topic_comment(&view.comment, &[event]).await? {
         Ok(view)
     } else {

@@ -4,6 +4,7 @@
 mod access;
 mod boards;
 mod feedback;
+mod notifications;
 mod outbox;
 mod roadmaps;
 mod settings;

@@ -55,7 +55,7 @@ impl EventRow {
 
 /// Writes `events` to the outbox on `conn`. Call it inside the write transaction of the change
 /// the events describe, so both commit or neither does. One row at a time keeps `seq` in the
-/// order given.
+/// order given. An event carrying `notify` also writes its followers' notifications.
 pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbResult<()> {
     // When the row was written, for the delivery worker's bookkeeping; the port has no clock.
     let created_at = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
@@ -71,6 +71,7 @@ pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbR
         diesel::insert_into(outbox_events::table)
             .values(&row)
             .execute(conn)?;
+        super::notifications::notify_followers(conn, event)?;
     }
     Ok(())
 }

@@ -1,0 +1,208 @@
+//! `feedbacks.import`: creates one item per data row of a CSV in `feedbacks.export`'s format,
+//! each exactly as `feedbacks.create` would (same checks, `new_feedback` emitted). Rows that
+//! fail are refused with their reason; the others are created (each row commits on its own).
+//!
+//! Columns are found by their header name: `title` is required; `text`, `status`,
+//! `priority`, `type`, `board`, `creatorEmail`, `creatorName` are read when present; the
+//! rest (`id`, counts, dates) are ignored: imported items are new. Rows are numbered as a
+//! spreadsheet shows them: the header is row 1, the first item row 2.
+
+use std::collections::HashMap;
+
+use sounding_domain::{
+    access::{KeyHolder, Need},
+    ports::{Clock, Store},
+};
+
+use super::unguard_cell;
+use crate::{
+    error::{AppError, AppResult},
+    feedback::{create_feedback, team_board, NewFeedbackInput},
+};
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportInput {
+    pub csv: Option<String>,
+    /// Every row goes to this board (the `board` column is then ignored).
+    pub board_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedRow {
+    pub row: u64,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ImportReport {
+    pub created: u64,
+    pub refused: Vec<RefusedRow>,
+}
+
+/// One data row, its cells unguarded; empty cells are absent.
+struct Row {
+    number: u64,
+    cells: HashMap<&'static str, String>,
+}
+
+const READ: [&str; 8] = [
+    "title",
+    "text",
+    "status",
+    "priority",
+    "type",
+    "board",
+    "creatorEmail",
+    "creatorName",
+];
+
+pub async fn import_feedback(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: ImportInput,
+) -> AppResult<ImportReport> {
+    caller.require(Need::Write)?;
+    let text = input
+        .csv
+        .ok_or_else(|| AppError::invalid("csv is required"))?;
+    let as_team = sounding_domain::access::Caller::Team(caller.clone());
+    let fixed_board = match input.board_id.as_deref() {
+        Some(raw) => Some(team_board(store, &as_team, raw).await?.board.id),
+        None => None,
+    };
+    let (rows, mut refused) = parse(&text)?;
+
+    // The team's boards by name, read once (a board's name is not unique: the first wins).
+    let mut boards = HashMap::new();
+    if fixed_board.is_none() {
+        for view in store.boards(caller.team_id, false).await? {
+            boards.entry(view.board.name.clone()).or_insert(view.board.id);
+        }
+    }
+
+    let mut report = ImportReport::default();
+    for mut row in rows {
+        let board_id = match (fixed_board, row.cells.remove("board")) {
+            (Some(id), _) => Some(id),
+            (None, Some(name)) => match boards.get(name.trim()) {
+                Some(id) => Some(*id),
+                None => {
+                    refused.push(RefusedRow {
+                        row: row.number,
+                        error: format!("board {:?} not found", name.trim()),
+                    });
+                    continue;
+                }
+            },
+            (None, None) => None,
+        };
+        let mut take = |name: &str| row.cells.remove(name);
+        let new = NewFeedbackInput {
+            title: Some(take("title").unwrap_or_default()),
+            text: take("text"),
+            status: take("status"),
+            priority: take("priority"),
+            board_id: board_id.map(|id| id.to_string()),
+            kind: take("type"),
+            meta: None,
+            creator_email: take("creatorEmail"),
+            creator_name: take("creatorName"),
+        };
+        match create_feedback(store, clock, caller, new).await {
+            Ok(_) => report.created += 1,
+            // The client's mistakes refuse the row; a failure of the service stops the import
+            // (the rows before it stay created).
+            Err(AppError::Domain(e)) => refused.push(RefusedRow {
+                row: row.number,
+                error: e.to_string(),
+            }),
+            Err(AppError::Literal(e)) => refused.push(RefusedRow {
+                row: row.number,
+                error: e.to_string(),
+            }),
+            Err(e) => return Err(e),
+        }
+    }
+    refused.sort_by_key(|r| r.row);
+    report.refused = refused;
+    Ok(report)
+}
+
+/// The data rows, and the rows refused already because they could not be read. A missing or
+/// malformed header refuses the whole file.
+fn parse(text: &str) -> AppResult<(Vec<Row>, Vec<RefusedRow>)> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| AppError::invalid(format!("csv is not valid CSV: {e}")))?
+        .clone();
+    let index: Vec<(&'static str, usize)> = READ
+        .iter()
+        .filter_map(|name| {
+            headers
+                .iter()
+                .position(|h| unguard_cell(h.trim_start_matches('\u{feff}').trim()) == *name)
+                .map(|i| (*name, i))
+        })
+        .collect();
+    if !index.iter().any(|(name, _)| *name == "title") {
+        return Err(AppError::invalid("csv must have a header row with a title column"));
+    }
+    let mut rows = Vec::new();
+    let mut refused = Vec::new();
+    for (n, record) in reader.records().enumerate() {
+        // Header is row 1.
+        let number = n as u64 + 2;
+        match record {
+            Ok(record) => {
+                if record.iter().all(|c| c.trim().is_empty()) {
+                    continue;
+                }
+                let cells = index
+                    .iter()
+                    .filter_map(|(name, i)| {
+                        let cell = unguard_cell(record.get(*i)?);
+                        (!cell.trim().is_empty()).then(|| (*name, cell.to_owned()))
+                    })
+                    .collect();
+                rows.push(Row { number, cells });
+            }
+            Err(e) => refused.push(RefusedRow {
+                row: number,
+                error: format!("row is not valid CSV: {e}"),
+            }),
+        }
+    }
+    Ok((rows, refused))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_read_by_header_name_unguarded_and_numbered_like_a_spreadsheet() {
+        let text = "creatorEmail,title,extra\r\na@example.com,\"'=1+1, \"\"quoted\"\"\nnext\",x\r\n,,\r\nb@example.com,Two,y\r\n";
+        let (rows, refused) = parse(text).unwrap();
+        assert!(refused.is_empty());
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].number, 2);
+        assert_eq!(rows[0].cells["title"], "=1+1, \"quoted\"\nnext");
+        assert_eq!(rows[0].cells["creatorEmail"], "a@example.com");
+        assert_eq!(rows[1].number, 4);
+        assert!(!rows[1].cells.contains_key("text"));
+    }
+
+    #[test]
+    fn a_file_without_a_title_column_is_refused_whole() {
+        let err = parse("name,text\r\nx,y\r\n").unwrap_err();
+        assert_eq!(
+            err,
+            AppError::invalid("csv must have a header row with a title column")
+        );
+    }
+}
