@@ -27,6 +27,7 @@ use crate::{
     routes::{
         automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
         roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
+        feedback_csv, notifications,
     },
 };
 
@@ -110,6 +111,10 @@ by each server instance.";
         automation::list,
         automation::deliveries,
         automation::redeliver,
+        feedback_csv::export,
+        feedback_csv::import,
+        notifications::list,
+        notifications::mark_read,
         health::healthz,
         health::readyz,
     ),
@@ -128,6 +133,7 @@ by each server instance.";
         (name = "topic-comments", description = "Threaded comments on topics."),
         (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
         (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
+        (name = "notifications", description = "What subscribers are told about the feedback and topics they follow."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -350,7 +356,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 59);
+        assert_eq!(operations.len(), 63);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -6,6 +6,7 @@
 //! malformed JSON is 400; another `Content-Type` with a non-empty body is 415; a body over
 //! 1 MiB is 413 (checked against `Content-Length` before reading, and while reading).
 
+pub mod csv_body;
 pub mod lenient;
 
 use actix_web::{
@@ -42,7 +43,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     }
 }
 
-async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
+pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)
@@ -66,7 +67,7 @@ async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, 
 }
 
 /// The body's object (or `{}`) with the query-string parameters it lacks added as strings.
-fn merged_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+pub(crate) fn merged_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     let mut object = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
@@ -83,12 +84,18 @@ fn merged_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, A
             }
         }
     };
+    add_query(req, &mut object)?;
+    Ok(object)
+}
+
+/// Adds the query-string parameters `object` lacks, as strings.
+pub(crate) fn add_query(req: &HttpRequest, object: &mut Map<String, Value>) -> Result<(), ApiError> {
     let query = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
         .map_err(|_| ApiError::bad_request("Query string is malformed"))?;
     for (key, value) in query.into_inner() {
         object.entry(key).or_insert(Value::String(value));
     }
-    Ok(object)
+    Ok(())
 }
 
 /// `application/json`, with or without parameters such as `; charset=utf-8`.
@@ -100,7 +107,7 @@ fn is_json(req: &HttpRequest) -> bool {
         .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
 }
 
-fn decode<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, ApiError> {
+pub(crate) fn decode<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(Value::Object(object))
         .map_err(|e| ApiError::bad_request(describe(&e.path().to_string(), &e.inner().to_string())))
 }

@@ -5,6 +5,7 @@ pub mod automation;
 pub mod board;
 pub mod common;
 pub mod feedback;
+pub mod notification;
 pub mod roadmap;
 pub mod subscriber;
 pub mod team;

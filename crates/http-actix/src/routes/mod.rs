@@ -5,10 +5,12 @@
 pub mod automation;
 pub mod fallback;
 pub mod feedback_boards;
+pub mod feedback_csv;
 pub mod feedback_comments;
 pub mod feedback_votes;
 pub mod feedbacks;
 pub mod health;
+pub mod notifications;
 pub mod roadmaps;
 pub mod stages;
 pub mod subscribers;
@@ -99,6 +101,14 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "automation.list", automation::list);
     operation(cfg, "automation.deliveries", automation::deliveries);
     operation(cfg, "automation.redeliver", automation::redeliver);
+    operation(cfg, "feedbacks.export", feedback_csv::export);
+    operation(cfg, "feedbacks.import", feedback_csv::import);
+    operation(cfg, "public/notifications.list", notifications::list);
+    operation(
+        cfg,
+        "public/notifications.markRead",
+        notifications::mark_read,
+    );
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)
