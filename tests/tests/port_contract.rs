@@ -1,12 +1,14 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
-//! `webhooks.rs` for webhook subscriptions and deliveries) run against every adapter — the
+//! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
 
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
+#[path = "port_contract/notifications.rs"]
+mod notifications;
 #[path = "port_contract/roadmaps.rs"]
 mod roadmaps;
 #[path = "port_contract/story.rs"]
@@ -165,5 +167,11 @@ port_contract!(
         redelivery_resets_a_delivery_of_the_team,
         concurrent_leasing_delivers_each_delivery_exactly_once,
         deliveries_are_filtered_and_paged_newest_first,
+    ],
+    notifications: [
+        feedback_followers_but_the_actor_are_notified_with_the_write,
+        topic_followers_but_the_actor_are_notified,
+        notification_pages_are_newest_first_filtered_and_counted,
+        marking_read_touches_only_the_subscriber_s_unread_ones,
     ],
 );
