@@ -86,7 +86,10 @@ fn essence(items: &[Value]) -> BTreeSet<(String, String, String, String, String)
                 f["title"].as_str().unwrap().to_owned(),
                 f["text"].as_str().unwrap_or_default().to_owned(),
                 f["status"].as_str().unwrap().to_owned(),
-                f["subscriber"]["email"].as_str().expect("a creator e-mail").to_owned(),
+                f["subscriber"]["email"]
+                    .as_str()
+                    .expect("a creator e-mail")
+                    .to_owned(),
                 f["board"]["name"].as_str().unwrap_or_default().to_owned(),
             )
         })
@@ -116,8 +119,10 @@ async fn export_then_import_into_a_second_team_round_trips_titles_texts_statuses
         "creatorName": "Ann Lee"
     }))
     .await;
-    app.feedback(json!({"title": "Export", "status": "completed", "creatorEmail": "bob@example.com"}))
-        .await;
+    app.feedback(
+        json!({"title": "Export", "status": "completed", "creatorEmail": "bob@example.com"}),
+    )
+    .await;
     let (_, token) = app.identify("carl.fox@example.com").await;
     app.public_feedback(&token, json!({"title": "Widget", "text": "Smaller"}))
         .await;
@@ -141,10 +146,7 @@ async fn export_then_import_into_a_second_team_round_trips_titles_texts_statuses
     );
     let imported = all_items(&app, &other_key).await;
     assert_eq!(essence(&imported), essence(&source));
-    let ann = imported
-        .iter()
-        .find(|f| f["title"] == "Dark mode")
-        .unwrap();
+    let ann = imported.iter().find(|f| f["title"] == "Dark mode").unwrap();
     assert_eq!(ann["subscriber"]["name"], "Ann Lee");
     assert_eq!(ann["priority"], "high");
     // New items in the other team: new ids, their own events, none in the first team.
@@ -205,7 +207,10 @@ async fn export_filters_and_refuses_what_it_must(app: TestApp) {
         .await;
     app.feedback(json!({"title": "Loose"})).await;
     let titles = |text: String| -> BTreeSet<String> {
-        rows(&text).into_iter().map(|r| r["title"].clone()).collect()
+        rows(&text)
+            .into_iter()
+            .map(|r| r["title"].clone())
+            .collect()
     };
     assert_eq!(
         titles(export_ok(&app, json!({"boardId": board["id"]})).await),
@@ -223,7 +228,10 @@ async fn export_filters_and_refuses_what_it_must(app: TestApp) {
         json!({"boardId": "0191c8a0-0000-7000-8000-000000000000"}),
     )
     .await;
-    assert_eq!((status, body.as_str()), (404, r#"{"error":"Board not found","statusCode":404}"#));
+    assert_eq!(
+        (status, body.as_str()),
+        (404, r#"{"error":"Board not found","statusCode":404}"#)
+    );
     let (status, _, body) = export(&app, &app.key, json!({"boardId": "x"})).await;
     assert_eq!(status, 400);
     assert!(body.contains("boardId must be a UUID"), "{body}");
@@ -232,7 +240,10 @@ async fn export_filters_and_refuses_what_it_must(app: TestApp) {
     assert!(body.contains("status must be one of"), "{body}");
     let (read_only, _) = app.key_with(Role::Owner, true).await;
     let (status, _, body) = export(&app, &read_only, json!({})).await;
-    assert_eq!((status, body.contains("This API key is read-only")), (403, true));
+    assert_eq!(
+        (status, body.contains("This API key is read-only")),
+        (403, true)
+    );
     let (_, token) = app.identify("ann@example.com").await;
     let (status, _, _) = export(&app, &token, json!({})).await;
     assert_eq!(status, 401);

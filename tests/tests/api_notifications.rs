@@ -15,7 +15,8 @@ engine_tests!(
 );
 
 async fn list(app: &TestApp, token: &str, body: Value) -> Reply {
-    app.call("public/notifications.list", Some(token), body).await
+    app.call("public/notifications.list", Some(token), body)
+        .await
 }
 
 /// The caller's notifications (newest first), asserting a 200.
@@ -58,7 +59,9 @@ async fn a_follower_is_notified_of_a_status_change_and_nobody_else(app: TestApp)
     let (_, ann) = app.identify("ann.lee@example.com").await;
     let (_, bob) = app.identify("bob.ray@example.com").await;
     let (_, carl) = app.identify("carl.fox@example.com").await;
-    let f = app.public_feedback(&ann, json!({"title": "Dark mode"})).await;
+    let f = app
+        .public_feedback(&ann, json!({"title": "Dark mode"}))
+        .await;
     follow(&app, &bob, &f).await;
 
     app.team_data(
@@ -253,7 +256,9 @@ async fn unread_only_and_mark_read_by_ids_and_all(app: TestApp) {
     let reply = list(&app, &ann, json!({"unreadOnly": true})).await;
     let unread = reply.ok().as_array().unwrap().clone();
     assert_eq!(unread.len(), 2);
-    assert!(unread.iter().all(|n| n["id"] != oldest && n["readAt"].is_null()));
+    assert!(unread
+        .iter()
+        .all(|n| n["id"] != oldest && n["readAt"].is_null()));
     assert_eq!(reply.body["pagination"]["total"], 2);
     assert_eq!(reply.body["unreadCount"], 2);
     let all = notes(&app, &ann).await;
@@ -265,7 +270,10 @@ async fn unread_only_and_mark_read_by_ids_and_all(app: TestApp) {
     let reply = list(&app, &ann, json!({"unreadOnly": "true"})).await;
     assert_eq!(reply.ok().as_array().unwrap().len(), 0);
     assert_eq!(reply.body["unreadCount"], 0);
-    assert_eq!(mark(&app, &ann, json!({"all": true})).await.body["updated"], 0);
+    assert_eq!(
+        mark(&app, &ann, json!({"all": true})).await.body["updated"],
+        0
+    );
 }
 
 async fn another_subscribers_ids_are_ignored_and_left_unread(app: TestApp) {
@@ -285,7 +293,12 @@ async fn another_subscribers_ids_are_ignored_and_left_unread(app: TestApp) {
     assert_eq!(reply.body["updated"], 0);
     let reply = list(&app, &ann, json!({})).await;
     assert_eq!(reply.body["unreadCount"], 3);
-    assert!(reply.ok().as_array().unwrap().iter().all(|n| n["readAt"].is_null()));
+    assert!(reply
+        .ok()
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["readAt"].is_null()));
 }
 
 async fn a_subscriber_token_is_required_and_bad_input_is_400(app: TestApp) {

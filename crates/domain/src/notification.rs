@@ -44,7 +44,9 @@ impl NotificationKind {
         Self::ALL
             .into_iter()
             .find(|k| k.as_str() == raw)
-            .ok_or_else(|| DomainError::invalid("kind must be one of comment, status_change, stage_change"))
+            .ok_or_else(|| {
+                DomainError::invalid("kind must be one of comment, status_change, stage_change")
+            })
     }
 }
 

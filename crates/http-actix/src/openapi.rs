@@ -25,9 +25,9 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
-        roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
-        feedback_csv, notifications,
+        automation, feedback_boards, feedback_comments, feedback_csv, feedback_votes, feedbacks,
+        health, notifications, roadmaps, stages, subscribers, teams, topic_comments, topic_votes,
+        topics,
     },
 };
 

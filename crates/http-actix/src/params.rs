@@ -43,7 +43,10 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     }
 }
 
-pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
+pub(crate) async fn read_body(
+    req: &HttpRequest,
+    mut payload: Payload,
+) -> Result<BytesMut, ApiError> {
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)
@@ -67,7 +70,10 @@ pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result
 }
 
 /// The body's object (or `{}`) with the query-string parameters it lacks added as strings.
-pub(crate) fn merged_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+pub(crate) fn merged_object(
+    req: &HttpRequest,
+    body: &[u8],
+) -> Result<Map<String, Value>, ApiError> {
     let mut object = if body.iter().all(u8::is_ascii_whitespace) {
         Map::new()
     } else {
@@ -89,7 +95,10 @@ pub(crate) fn merged_object(req: &HttpRequest, body: &[u8]) -> Result<Map<String
 }
 
 /// Adds the query-string parameters `object` lacks, as strings.
-pub(crate) fn add_query(req: &HttpRequest, object: &mut Map<String, Value>) -> Result<(), ApiError> {
+pub(crate) fn add_query(
+    req: &HttpRequest,
+    object: &mut Map<String, Value>,
+) -> Result<(), ApiError> {
     let query = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
         .map_err(|_| ApiError::bad_request("Query string is malformed"))?;
     for (key, value) in query.into_inner() {

@@ -6,9 +6,7 @@ use async_trait::async_trait;
 use sounding_domain::{
     event::NewEvent,
     ids::{SubscriberId, TeamId},
-    notification::{
-        MarkRead, NotificationPage, NotificationQuery, NotificationView, NotifyTarget,
-    },
+    notification::{MarkRead, NotificationPage, NotificationQuery, NotificationView, NotifyTarget},
     page::Paged,
     ports::{NotificationStore, StoreResult},
     timestamp::Timestamp,

@@ -19,8 +19,8 @@ use sounding_domain::{
 
 use crate::{
     fixtures::{
-        comment, event, everything, feedback, stage, stored_feedback, stored_roadmap,
-        stored_team, stored_topic, subscriber, t0, topic, topic_comment,
+        comment, event, everything, feedback, stage, stored_feedback, stored_roadmap, stored_team,
+        stored_topic, subscriber, t0, topic, topic_comment,
     },
     story::conflict,
 };
@@ -77,10 +77,16 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
         assert_eq!((page.page.total, page.unread), (1, 1));
         let view = &page.page.items[0];
         let n = &view.notification;
-        assert_eq!((n.team_id, n.subscriber_id, n.kind), (team, who, NotificationKind::Comment));
+        assert_eq!(
+            (n.team_id, n.subscriber_id, n.kind),
+            (team, who, NotificationKind::Comment)
+        );
         assert_eq!((n.feedback_id, n.topic_id), (Some(item.id), None));
         assert_eq!(n.comment_id, notice.comment_id);
-        assert_eq!((n.title.as_str(), n.actor_id), (item.title.as_str(), Some(carl.id)));
+        assert_eq!(
+            (n.title.as_str(), n.actor_id),
+            (item.title.as_str(), Some(carl.id))
+        );
         assert_eq!((n.read_at, n.created_at), (None, at));
         assert_eq!(view.actor.as_ref().map(|a| a.id), Some(carl.id));
     }
@@ -155,8 +161,8 @@ pub async fn topic_followers_but_the_actor_are_notified(store: Arc<dyn Store>) {
     assert_eq!(count(store, team, bob.id).await, 0);
 
     // A move to another stage tells both.
-    let ev = event(team, EventKind::TopicsUpdate, t0().plus_seconds(6), 2).notifying(
-        NotifyFollowers {
+    let ev =
+        event(team, EventKind::TopicsUpdate, t0().plus_seconds(6), 2).notifying(NotifyFollowers {
             target: NotifyTarget::Topic(tp.id),
             actor: None,
             kind: NotificationKind::StageChange,
@@ -164,8 +170,7 @@ pub async fn topic_followers_but_the_actor_are_notified(store: Arc<dyn Store>) {
             title: tp.title.clone(),
             status: Some("Now".into()),
             previous_status: Some("Later".into()),
-        },
-    );
+        });
     assert!(store.update_topic(&tp, &[ev]).await.unwrap());
     for who in [ann.id, bob.id] {
         let page = page_of(store, team, who).await;
@@ -178,14 +183,27 @@ pub async fn topic_followers_but_the_actor_are_notified(store: Arc<dyn Store>) {
 
 /// `n` comment notifications for Ann (Bob comments), one second apart from `t0`, appended on
 /// their own; their ids, oldest first.
-async fn notes_for_ann(store: &dyn Store, subdomain: &str, n: i64) -> (TeamId, SubscriberId, SubscriberId, Vec<NotificationId>) {
+async fn notes_for_ann(
+    store: &dyn Store,
+    subdomain: &str,
+    n: i64,
+) -> (TeamId, SubscriberId, SubscriberId, Vec<NotificationId>) {
     let team = stored_team(store, subdomain).await.team.id;
     let ann = subscriber(store, team, "ann@example.com").await;
     let bob = subscriber(store, team, "bob@example.com").await;
     let item = stored_feedback(store, feedback(team, None, ann.id, "p0000001", t0())).await;
     for i in 0..n {
-        let ev: NewEvent = event(team, EventKind::FeedbackCommentsCreate, t0().plus_seconds(i), i)
-            .notifying(comment_notice(NotifyTarget::Feedback(item.id), bob.id, "Item"));
+        let ev: NewEvent = event(
+            team,
+            EventKind::FeedbackCommentsCreate,
+            t0().plus_seconds(i),
+            i,
+        )
+        .notifying(comment_notice(
+            NotifyTarget::Feedback(item.id),
+            bob.id,
+            "Item",
+        ));
         store.append_events(&[ev]).await.unwrap();
     }
     let mut ids: Vec<NotificationId> = page_of(store, team, ann.id)
@@ -209,7 +227,10 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
             ann,
             &NotificationQuery {
                 unread_only: false,
-                page: PageRequest { limit: 2, offset: 1 },
+                page: PageRequest {
+                    limit: 2,
+                    offset: 1,
+                },
             },
         )
         .await
@@ -230,7 +251,12 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
         .await
         .unwrap();
     let unread = store.notifications(team, ann, &all(true)).await.unwrap();
-    let got: Vec<NotificationId> = unread.page.items.iter().map(|v| v.notification.id).collect();
+    let got: Vec<NotificationId> = unread
+        .page
+        .items
+        .iter()
+        .map(|v| v.notification.id)
+        .collect();
     assert_eq!(got, vec![ids[3], ids[2], ids[1]]);
     assert_eq!((unread.page.total, unread.unread), (3, 3));
     let past_end = store
@@ -239,7 +265,10 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
             ann,
             &NotificationQuery {
                 unread_only: false,
-                page: PageRequest { limit: 10, offset: 9 },
+                page: PageRequest {
+                    limit: 10,
+                    offset: 9,
+                },
             },
         )
         .await
@@ -293,7 +322,10 @@ pub async fn marking_read_touches_only_the_subscriber_s_unread_ones(store: Arc<d
         .iter()
         .map(|v| (v.notification.id, v.notification.read_at))
         .collect();
-    assert_eq!(read, vec![(ids[2], None), (ids[1], Some(at)), (ids[0], None)]);
+    assert_eq!(
+        read,
+        vec![(ids[2], None), (ids[1], Some(at)), (ids[0], None)]
+    );
     // Already read stays as it was read.
     let later = at.plus_seconds(50);
     assert_eq!(

@@ -77,7 +77,9 @@ pub async fn import_feedback(
     let mut boards = HashMap::new();
     if fixed_board.is_none() {
         for view in store.boards(caller.team_id, false).await? {
-            boards.entry(view.board.name.clone()).or_insert(view.board.id);
+            boards
+                .entry(view.board.name.clone())
+                .or_insert(view.board.id);
         }
     }
 
@@ -150,7 +152,9 @@ fn parse(text: &str) -> AppResult<(Vec<Row>, Vec<RefusedRow>)> {
         })
         .collect();
     if !index.iter().any(|(name, _)| *name == "title") {
-        return Err(AppError::invalid("csv must have a header row with a title column"));
+        return Err(AppError::invalid(
+            "csv must have a header row with a title column",
+        ));
     }
     let mut rows = Vec::new();
     let mut refused = Vec::new();

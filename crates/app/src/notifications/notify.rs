@@ -14,7 +14,11 @@ use sounding_domain::{
 use uuid::Uuid;
 
 /// A public comment on a feedback item, by `author`.
-pub fn feedback_comment(view: &FeedbackView, comment: Uuid, author: SubscriberId) -> NotifyFollowers {
+pub fn feedback_comment(
+    view: &FeedbackView,
+    comment: Uuid,
+    author: SubscriberId,
+) -> NotifyFollowers {
     NotifyFollowers {
         target: NotifyTarget::Feedback(view.feedback.id),
         actor: Some(author),

@@ -175,7 +175,9 @@ impl From<ExportParams> for ExportInput {
 #[serde(rename_all = "camelCase")]
 pub struct ImportParams {
     /// The CSV text, in `feedbacks.export`'s format.
-    #[schema(example = "title,text,status,creatorEmail\r\nDark mode,Please,planned,ann@example.com\r\n")]
+    #[schema(
+        example = "title,text,status,creatorEmail\r\nDark mode,Please,planned,ann@example.com\r\n"
+    )]
     pub csv: Option<String>,
     /// Every row goes to this board (the `board` column is then ignored).
     #[schema(format = Uuid)]

@@ -3,11 +3,7 @@
 //! from the query string); any other body is read exactly as [`Params`](super::Params) reads
 //! it. The 1 MiB limit holds for both.
 
-use actix_web::{
-    dev::Payload,
-    http::header::CONTENT_TYPE,
-    FromRequest, HttpRequest,
-};
+use actix_web::{dev::Payload, http::header::CONTENT_TYPE, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};

@@ -5,8 +5,8 @@
 pub mod automation;
 pub mod fallback;
 pub mod feedback_boards;
-pub mod feedback_csv;
 pub mod feedback_comments;
+pub mod feedback_csv;
 pub mod feedback_votes;
 pub mod feedbacks;
 pub mod health;

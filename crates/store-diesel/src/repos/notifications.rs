@@ -106,14 +106,20 @@ pub(crate) fn notify_followers(conn: &mut DbConnection, event: &NewEvent) -> DbR
             .filter(feedback_follows::feedback_id.eq(id.to_string()))
             .filter(feedback_follows::team_id.eq(&team))
             .filter(feedback_follows::subscriber_id.ne(&actor))
-            .order((feedback_follows::created_at.asc(), feedback_follows::subscriber_id.asc()))
+            .order((
+                feedback_follows::created_at.asc(),
+                feedback_follows::subscriber_id.asc(),
+            ))
             .select(feedback_follows::subscriber_id)
             .load(conn)?,
         NotifyTarget::Topic(id) => topic_follows::table
             .filter(topic_follows::topic_id.eq(id.to_string()))
             .filter(topic_follows::team_id.eq(&team))
             .filter(topic_follows::subscriber_id.ne(&actor))
-            .order((topic_follows::created_at.asc(), topic_follows::subscriber_id.asc()))
+            .order((
+                topic_follows::created_at.asc(),
+                topic_follows::subscriber_id.asc(),
+            ))
             .select(topic_follows::subscriber_id)
             .load(conn)?,
     };
@@ -173,7 +179,11 @@ fn page(
     } else {
         Vec::new()
     };
-    let actors = subscribers_by_id(conn, team, rows.iter().filter_map(|r| r.actor_id.as_deref()))?;
+    let actors = subscribers_by_id(
+        conn,
+        team,
+        rows.iter().filter_map(|r| r.actor_id.as_deref()),
+    )?;
     let items = rows
         .into_iter()
         .map(|row| {
@@ -230,7 +240,9 @@ impl NotificationStore for DieselStore {
                 if let Some(ids) = &ids {
                     target = target.filter(notifications::id.eq_any(ids));
                 }
-                let changed = target.set(notifications::read_at.eq(Some(at))).execute(conn)?;
+                let changed = target
+                    .set(notifications::read_at.eq(Some(at)))
+                    .execute(conn)?;
                 Ok(i64::try_from(changed).unwrap_or(i64::MAX))
             })
         })
