@@ -63,7 +63,7 @@ impl NotificationStore for MemoryStore {
             .into_iter()
             .filter(|n| !query.unread_only || n.read_at.is_none())
             .collect();
-        selected.sort_by(|a, b| (b.created_at, b.id).cmp(&(a.created_at, a.id)));
+        selected.sort_by_key(|n| std::cmp::Reverse((n.created_at, n.id)));
         let total = selected.len() as i64;
         let items = selected
             .into_iter()

@@ -40,6 +40,7 @@ pub struct ImportReport {
 }
 
 /// One data row, its cells unguarded; empty cells are absent.
+#[derive(Debug)]
 struct Row {
     number: u64,
     cells: HashMap<&'static str, String>,
