@@ -249,3 +249,111 @@ impl NotificationStore for DieselStore {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    };
+
+    use diesel::{
+        connection::{InstrumentationEvent, SimpleConnection},
+        Connection, SqliteConnection,
+    };
+    use sounding_domain::{
+        event::EventKind,
+        ids::{FeedbackId, SubscriberId},
+        notification::NotifyFollowers,
+        page::PageRequest,
+    };
+
+    use super::*;
+
+    /// A migrated in-memory database (foreign keys off, so rows need no parents) and a counter
+    /// of the statements run on it.
+    fn counted() -> (DbConnection, Arc<AtomicUsize>) {
+        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
+        crate::migrations::run(&mut conn).unwrap();
+        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let statements = Arc::new(AtomicUsize::new(0));
+        let counter = statements.clone();
+        if let DbConnection::Sqlite(inner) = &mut conn {
+            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+        (conn, statements)
+    }
+
+    #[test]
+    fn expanding_and_listing_take_a_fixed_number_of_statements() {
+        let (mut conn, statements) = counted();
+        let team = TeamId::new();
+        let item = FeedbackId::new();
+        let actor = SubscriberId::new();
+        let followers: Vec<SubscriberId> = (0..40).map(|_| SubscriberId::new()).collect();
+        let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
+        for who in followers.iter().chain([&actor]) {
+            diesel::insert_into(feedback_follows::table)
+                .values((
+                    feedback_follows::feedback_id.eq(item.to_string()),
+                    feedback_follows::subscriber_id.eq(who.to_string()),
+                    feedback_follows::team_id.eq(team.to_string()),
+                    feedback_follows::created_at.eq(to_db_time(t0)),
+                ))
+                .execute(&mut conn)
+                .unwrap();
+        }
+        let reader = followers[0];
+        for n in 0..30 {
+            let event = NewEvent::new(
+                team,
+                EventKind::FeedbackCommentsCreate,
+                t0.plus_seconds(n),
+                &[],
+                serde_json::Value::Null,
+            )
+            .notifying(NotifyFollowers {
+                target: NotifyTarget::Feedback(item),
+                actor: Some(actor),
+                kind: NotificationKind::Comment,
+                comment_id: None,
+                title: "Item".into(),
+                status: None,
+                previous_status: None,
+            });
+            statements.store(0, Ordering::SeqCst);
+            notify_followers(&mut conn, &event).unwrap();
+            assert_eq!(
+                statements.load(Ordering::SeqCst),
+                2,
+                "followers, one insert"
+            );
+        }
+        // Every follower but the actor, once per event.
+        let written: i64 = notifications::table.count().get_result(&mut conn).unwrap();
+        assert_eq!(written, 30 * 40);
+
+        for unread_only in [false, true] {
+            for limit in [1, 10, 30] {
+                let query = NotificationQuery {
+                    unread_only,
+                    page: PageRequest { limit, offset: 0 },
+                };
+                statements.store(0, Ordering::SeqCst);
+                let page = page(&mut conn, &team.to_string(), &reader.to_string(), &query).unwrap();
+                assert_eq!((page.page.items.len() as i64, page.page.total), (limit, 30));
+                assert_eq!(page.unread, 30);
+                let expected = if unread_only { 3 } else { 4 };
+                assert_eq!(
+                    statements.load(Ordering::SeqCst),
+                    expected,
+                    "counts, page, actors (unreadOnly {unread_only}, limit {limit})"
+                );
+            }
+        }
+    }
+}
