@@ -251,6 +251,14 @@ async fn export_filters_and_refuses_what_it_must(app: TestApp) {
 
 async fn import_refuses_bad_rows_with_reasons_and_creates_the_rest(app: TestApp) {
     app.board(json!({"name": "Ideas"})).await;
+    // Erin exists: the import finds her and leaves her name alone.
+    app.call(
+        "public/subscriber.identify",
+        Some(&app.key),
+        json!({"email": "erin@example.com", "name": "Erin Original"}),
+    )
+    .await
+    .ok();
     let csv = "title,text,status,board,creatorEmail,creatorName\r\n\
         Good one,Fine,planned,Ideas,erin@example.com,Erin\r\n\
         ,no title,,,,\r\n\
@@ -279,6 +287,7 @@ async fn import_refuses_bad_rows_with_reasons_and_creates_the_rest(app: TestApp)
     assert_eq!(good["status"], "planned");
     assert_eq!(good["board"]["name"], "Ideas");
     assert_eq!(good["subscriber"]["email"], "erin@example.com");
+    assert_eq!(good["subscriber"]["name"], "Erin Original");
     let quoted = items
         .iter()
         .find(|f| f["title"] == "Also good, quoted")

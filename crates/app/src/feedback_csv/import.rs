@@ -3,7 +3,8 @@
 //! fail are refused with their reason; the others are created (each row commits on its own).
 //!
 //! Columns are found by their header name: `title` is required; `text`, `status`,
-//! `priority`, `type`, `board`, `creatorEmail`, `creatorName` are read when present; the
+//! `priority`, `type`, `board`, `creatorEmail`, `creatorName` (the name of a subscriber the
+//! import creates; an existing one keeps theirs) are read when present; the
 //! rest (`id`, counts, dates) are ignored: imported items are new. Rows are numbered as a
 //! spreadsheet shows them: the header is row 1, the first item row 2.
 
@@ -12,6 +13,7 @@ use std::collections::HashMap;
 use sounding_domain::{
     access::{KeyHolder, Need},
     ports::{Clock, Store},
+    subscriber::Email,
 };
 
 use super::unguard_cell;
@@ -101,7 +103,7 @@ pub async fn import_feedback(
             (None, None) => None,
         };
         let mut take = |name: &str| row.cells.remove(name);
-        let new = NewFeedbackInput {
+        let mut new = NewFeedbackInput {
             title: Some(take("title").unwrap_or_default()),
             text: take("text"),
             status: take("status"),
@@ -112,6 +114,18 @@ pub async fn import_feedback(
             creator_email: take("creatorEmail"),
             creator_name: take("creatorName"),
         };
+        // An existing subscriber keeps their name; the row's name is for a new one.
+        if let (Some(raw), Some(_)) = (new.creator_email.as_deref(), &new.creator_name) {
+            if let Ok(email) = Email::parse(raw) {
+                if store
+                    .subscriber_by_email(caller.team_id, email.as_str())
+                    .await?
+                    .is_some()
+                {
+                    new.creator_name = None;
+                }
+            }
+        }
         match create_feedback(store, clock, caller, new).await {
             Ok(_) => report.created += 1,
             // The client's mistakes refuse the row; a failure of the service stops the import
