@@ -28,6 +28,7 @@ pub mod topic;
 pub mod topic_comment;
 pub mod topic_vote;
 pub mod webhook;
+pub mod document;
 
 pub use error::{DomainError, Entity};
 pub use ids::*;

@@ -2,6 +2,7 @@
 //! the domain without a database. One mutex guards all state, so each port method is atomic,
 //! as the database adapters' transactions are.
 
+mod documents;
 mod feedback;
 mod roadmaps;
 mod topics;
@@ -55,6 +56,8 @@ struct State {
     /// Deliveries, each with its lease (they outlive their subscription).
     deliveries: HashMap<DeliveryId, webhooks::DeliveryRow>,
     settings: HashMap<String, String>,
+    /// Documents, each with its reactions (removed with it).
+    documents: HashMap<sounding_domain::ids::DocumentId, documents::DocumentRow>,
 }
 
 #[derive(Default)]
