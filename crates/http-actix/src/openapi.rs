@@ -25,7 +25,7 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
+        automation, document_reactions, documents, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
         roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
     },
 };
@@ -110,6 +110,16 @@ by each server instance.";
         automation::list,
         automation::deliveries,
         automation::redeliver,
+        documents::create,
+        documents::list,
+        documents::info,
+        documents::update,
+        documents::publish,
+        documents::unpublish,
+        documents::delete,
+        documents::public_list,
+        document_reactions::create,
+        document_reactions::delete,
         health::healthz,
         health::readyz,
     ),
@@ -128,6 +138,7 @@ by each server instance.";
         (name = "topic-comments", description = "Threaded comments on topics."),
         (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
         (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
+        (name = "documents", description = "Help articles and announcements, and subscribers' emoji reactions to them."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -350,7 +361,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 59);
+        assert_eq!(operations.len(), 69);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -3,6 +3,8 @@
 //! Authentication and rate limiting wrap the API prefixes only.
 
 pub mod automation;
+pub mod document_reactions;
+pub mod documents;
 pub mod fallback;
 pub mod feedback_boards;
 pub mod feedback_comments;
@@ -99,6 +101,24 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "automation.list", automation::list);
     operation(cfg, "automation.deliveries", automation::deliveries);
     operation(cfg, "automation.redeliver", automation::redeliver);
+    operation(cfg, "documents.create", documents::create);
+    operation(cfg, "documents.list", documents::list);
+    operation(cfg, "documents.info", documents::info);
+    operation(cfg, "documents.update", documents::update);
+    operation(cfg, "documents.publish", documents::publish);
+    operation(cfg, "documents.unpublish", documents::unpublish);
+    operation(cfg, "documents.delete", documents::delete);
+    operation(cfg, "public/documents.list", documents::public_list);
+    operation(
+        cfg,
+        "public/document-reactions.create",
+        document_reactions::create,
+    );
+    operation(
+        cfg,
+        "public/document-reactions.delete",
+        document_reactions::delete,
+    );
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)
