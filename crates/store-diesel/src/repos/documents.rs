@@ -93,6 +93,7 @@ struct Count {
 /// in one more (none without a viewer or rows).
 fn views(
     conn: &mut DbConnection,
+    team: &str,
     rows: Vec<DocumentRow>,
     viewer: Option<&str>,
 ) -> DbResult<Vec<DocumentView>> {
@@ -101,6 +102,7 @@ fn views(
     }
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let counted: Vec<(String, String, i64)> = document_reactions::table
+        .filter(document_reactions::team_id.eq(team))
         .filter(document_reactions::document_id.eq_any(&ids))
         .group_by((document_reactions::document_id, document_reactions::emoji))
         .select((
@@ -116,6 +118,7 @@ fn views(
     let mut mine: HashMap<String, Vec<String>> = HashMap::new();
     if let Some(viewer) = viewer {
         let own: Vec<(String, String)> = document_reactions::table
+            .filter(document_reactions::team_id.eq(team))
             .filter(document_reactions::document_id.eq_any(&ids))
             .filter(document_reactions::subscriber_id.eq(viewer))
             .select((document_reactions::document_id, document_reactions::emoji))
@@ -153,7 +156,7 @@ fn read_view(
         .first(conn)
         .optional()?;
     Ok(match row {
-        Some(row) => views(conn, vec![row], viewer)?.pop(),
+        Some(row) => views(conn, team, vec![row], viewer)?.pop(),
         None => None,
     })
 }
@@ -242,7 +245,7 @@ fn list(conn: &mut DbConnection, team: &str, query: &DocumentQuery) -> DbResult<
     };
     let viewer = query.viewer.map(|v| v.to_string());
     Ok(Paged {
-        items: views(conn, rows, viewer.as_deref())?,
+        items: views(conn, team, rows, viewer.as_deref())?,
         total,
         page: query.page,
     })
