@@ -117,7 +117,10 @@ async fn info_and_update_change_given_fields_and_the_url_follows_the_title(app: 
         .await
         .ok()
         .clone();
-    assert_eq!((&retexted["title"], &retexted["text"]), (&json!("New name"), &json!("")));
+    assert_eq!(
+        (&retexted["title"], &retexted["text"]),
+        (&json!("New name"), &json!(""))
+    );
 
     let missing = json!({"id": "0191c8a0-0000-7000-8000-000000000000", "title": "X"});
     app.team("documents.update", missing)
@@ -159,7 +162,10 @@ async fn publish_keeps_the_first_time_and_unpublish_clears_it(app: TestApp) {
         .ok()
         .clone();
     assert_eq!(twice, hidden);
-    assert_eq!(info(&app, &doc["id"]).await.ok()["publishedAt"], Value::Null);
+    assert_eq!(
+        info(&app, &doc["id"]).await.ok()["publishedAt"],
+        Value::Null
+    );
 
     let republished = app
         .team("documents.publish", json!({"id": doc["id"]}))
@@ -212,11 +218,17 @@ async fn the_team_list_is_newest_first_filtered_searched_and_paged(app: TestApp)
     );
     let live = app.team("documents.list", json!({"published": true})).await;
     assert_eq!(titles(&live), ["Delta", "Beta"]);
-    let drafts = app.team("documents.list", json!({"published": false})).await;
+    let drafts = app
+        .team("documents.list", json!({"published": false}))
+        .await;
     assert_eq!(titles(&drafts), ["Gamma news", "Alpha"]);
 
     let news = app.team("documents.list", json!({"search": "News"})).await;
-    assert_eq!(titles(&news), ["Gamma news", "Beta"], "title or text, any case");
+    assert_eq!(
+        titles(&news),
+        ["Gamma news", "Beta"],
+        "title or text, any case"
+    );
     let percent = app.team("documents.list", json!({"search": "0%"})).await;
     assert_eq!(titles(&percent), ["Delta"]);
     let wildcard = app.team("documents.list", json!({"search": "%"})).await;
@@ -242,7 +254,11 @@ async fn bad_input_is_400_naming_the_field_and_changes_nothing(app: TestApp) {
     let doc = create(&app, json!({"title": "Stable", "text": "Same"})).await;
     let cases = [
         ("documents.create", json!({}), "title is required"),
-        ("documents.create", json!({"title": "  "}), "title is required"),
+        (
+            "documents.create",
+            json!({"title": "  "}),
+            "title is required",
+        ),
         (
             "documents.create",
             json!({"title": "x".repeat(256)}),
@@ -276,23 +292,26 @@ async fn bad_input_is_400_naming_the_field_and_changes_nothing(app: TestApp) {
         ),
         ("documents.info", json!({}), "id is required"),
         ("documents.publish", json!({"id": 7}), "id must be a string"),
-        ("documents.unpublish", json!({"id": "x"}), "id must be a UUID"),
+        (
+            "documents.unpublish",
+            json!({"id": "x"}),
+            "id must be a UUID",
+        ),
         ("documents.delete", json!({}), "id is required"),
         (
             "documents.list",
             json!({"limit": 0}),
             "limit must be between 1 and 100",
         ),
-        ("documents.list", json!({"offset": -1}), "offset must be 0 or more"),
+        (
+            "documents.list",
+            json!({"offset": -1}),
+            "offset must be 0 or more",
+        ),
     ];
     for (op, body, message) in cases {
         let reply = app.team(op, body).await;
-        assert_eq!(
-            reply.assert_status(400),
-            message,
-            "{op}: {}",
-            reply.body
-        );
+        assert_eq!(reply.assert_status(400), message, "{op}: {}", reply.body);
     }
     let list = app.team("documents.list", json!({})).await;
     assert_eq!(list.total(), 1);
@@ -304,7 +323,10 @@ async fn bad_input_is_400_naming_the_field_and_changes_nothing(app: TestApp) {
             json!({"sort": "votes"}),
             "sort must be one of publishedAt, createdAt, updatedAt, title",
         ),
-        (json!({"direction": "UP"}), "direction must be one of ASC, DESC"),
+        (
+            json!({"direction": "UP"}),
+            "direction must be one of ASC, DESC",
+        ),
         (json!({"limit": -1}), "limit must be between 1 and 100"),
     ];
     for (body, message) in public_cases {
@@ -348,7 +370,10 @@ async fn another_team_cannot_see_or_change_documents(app: TestApp) {
     assert_eq!(titles(&their_list), ["Theirs"]);
     let their_public = public_list(&app, &rival, json!({})).await;
     assert_eq!(titles(&their_public), ["Theirs"]);
-    assert_eq!(titles(&public_list(&app, &app.key, json!({})).await), ["Ours"]);
+    assert_eq!(
+        titles(&public_list(&app, &app.key, json!({})).await),
+        ["Ours"]
+    );
 
     // A subscriber of the default team cannot react to the other team's document.
     let (_, code) = app.identify("fan@example.com").await;
@@ -364,7 +389,10 @@ async fn read_only_keys_only_read_and_member_keys_manage_documents(app: TestApp)
     let id = json!({"id": doc["id"]});
     let writes = [
         ("documents.create", json!({"title": "Nope"})),
-        ("documents.update", json!({"id": doc["id"], "title": "Nope"})),
+        (
+            "documents.update",
+            json!({"id": doc["id"], "title": "Nope"}),
+        ),
         ("documents.publish", id.clone()),
         ("documents.unpublish", id.clone()),
         ("documents.delete", id.clone()),
@@ -375,14 +403,22 @@ async fn read_only_keys_only_read_and_member_keys_manage_documents(app: TestApp)
             .assert_error(403, "This API key is read-only");
     }
     assert_eq!(info(&app, &doc["id"]).await.ok(), &doc, "nothing changed");
-    let listed = app.call("documents.list", Some(&read_only), json!({})).await;
+    let listed = app
+        .call("documents.list", Some(&read_only), json!({}))
+        .await;
     assert_eq!(titles(&listed), ["Guarded"]);
-    let read = app.call("documents.info", Some(&read_only), id.clone()).await;
+    let read = app
+        .call("documents.info", Some(&read_only), id.clone())
+        .await;
     assert_eq!(read.ok(), &doc);
 
     let (member, _) = app.key_with(Role::Member, false).await;
     let made = app
-        .call("documents.create", Some(&member), json!({"title": "By a member"}))
+        .call(
+            "documents.create",
+            Some(&member),
+            json!({"title": "By a member"}),
+        )
         .await
         .ok()
         .clone();
@@ -394,7 +430,9 @@ async fn read_only_keys_only_read_and_member_keys_manage_documents(app: TestApp)
         )
         .await;
     assert_eq!(renamed.ok()["title"], "Renamed");
-    let live = app.call("documents.publish", Some(&member), id.clone()).await;
+    let live = app
+        .call("documents.publish", Some(&member), id.clone())
+        .await;
     assert_timestamp(&live.ok()["publishedAt"]);
     let hidden = app.call("documents.unpublish", Some(&member), id).await;
     assert_eq!(hidden.ok()["publishedAt"], Value::Null);
@@ -414,10 +452,15 @@ async fn the_public_list_shows_published_documents_sorted_and_searched(app: Test
         .await
         .ok();
     // Touch the first so it is the most recently updated.
-    app.team("documents.update", json!({"id": first["id"], "text": "Yellow!"}))
-        .await
-        .ok();
-    let hidden = app.team("documents.unpublish", json!({"id": second["id"]})).await;
+    app.team(
+        "documents.update",
+        json!({"id": first["id"], "text": "Yellow!"}),
+    )
+    .await
+    .ok();
+    let hidden = app
+        .team("documents.unpublish", json!({"id": second["id"]}))
+        .await;
     hidden.ok();
     app.team("documents.publish", json!({"id": second["id"]}))
         .await
@@ -446,7 +489,12 @@ async fn the_public_list_shows_published_documents_sorted_and_searched(app: Test
         ["Apple guide", "banana guide", "cherry notes"],
         "titles sort without regard to case"
     );
-    let created = public_list(&app, &code, json!({"sort": "createdAt", "direction": "ASC"})).await;
+    let created = public_list(
+        &app,
+        &code,
+        json!({"sort": "createdAt", "direction": "ASC"}),
+    )
+    .await;
     assert_eq!(
         titles(&created),
         ["banana guide", "Apple guide", "cherry notes"]
@@ -585,7 +633,10 @@ async fn reactions_need_a_subscriber_and_a_published_document_of_their_team(app:
     react(&app, &code, &doc, "🎉")
         .await
         .assert_error(404, "Document not found");
-    assert_eq!(info(&app, &doc["id"]).await.ok()["reactions"], json!({"👍": 1}));
+    assert_eq!(
+        info(&app, &doc["id"]).await.ok()["reactions"],
+        json!({"👍": 1})
+    );
     assert_eq!(info(&app, &draft["id"]).await.ok()["reactions"], json!({}));
 }
 
@@ -599,7 +650,10 @@ async fn emoji_are_checked(app: TestApp) {
             "documentId must be a UUID",
         ),
         (json!({"documentId": doc["id"]}), "emoji is required"),
-        (json!({"documentId": doc["id"], "emoji": ""}), "emoji is required"),
+        (
+            json!({"documentId": doc["id"], "emoji": ""}),
+            "emoji is required",
+        ),
         (
             json!({"documentId": doc["id"], "emoji": "x".repeat(33)}),
             "emoji must be at most 32 characters",

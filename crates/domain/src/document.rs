@@ -66,7 +66,11 @@ pub struct DocumentDraft {
 }
 
 impl DocumentDraft {
-    pub fn new(title: Option<&str>, text: Option<&str>, publish: Option<bool>) -> DomainResult<Self> {
+    pub fn new(
+        title: Option<&str>,
+        text: Option<&str>,
+        publish: Option<bool>,
+    ) -> DomainResult<Self> {
         Ok(Self {
             title: text::required("title", title, text::TITLE_MAX)?,
             text: text::optional("text", text, text::TEXT_MAX)?.unwrap_or_default(),
@@ -205,7 +209,9 @@ mod tests {
         let long = "x".repeat(text::TEXT_MAX + 1);
         assert_eq!(
             DocumentDraft::new(Some("T"), Some(&long), None),
-            Err(DomainError::invalid("text must be at most 50000 characters"))
+            Err(DomainError::invalid(
+                "text must be at most 50000 characters"
+            ))
         );
         let draft = DocumentDraft::new(Some(" Welcome "), None, None).unwrap();
         assert_eq!((draft.title.as_str(), draft.text.as_str()), ("Welcome", ""));

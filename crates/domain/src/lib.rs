@@ -6,6 +6,7 @@
 pub mod access;
 pub mod api_key;
 pub mod board;
+pub mod document;
 pub mod error;
 pub mod event;
 pub mod feedback;
@@ -28,7 +29,6 @@ pub mod topic;
 pub mod topic_comment;
 pub mod topic_vote;
 pub mod webhook;
-pub mod document;
 
 pub use error::{DomainError, Entity};
 pub use ids::*;

@@ -25,8 +25,9 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        automation, document_reactions, documents, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
-        roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
+        automation, document_reactions, documents, feedback_boards, feedback_comments,
+        feedback_votes, feedbacks, health, roadmaps, stages, subscribers, teams, topic_comments,
+        topic_votes, topics,
     },
 };
 

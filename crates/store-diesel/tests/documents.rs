@@ -148,11 +148,8 @@ async fn document_reads_run_a_constant_number_of_statements(env: Env) {
             );
         }
     }
-    let (read, statements) = statements_of(
-        &marker,
-        store.document(a, first.unwrap(), Some(reader)),
-    )
-    .await;
+    let (read, statements) =
+        statements_of(&marker, store.document(a, first.unwrap(), Some(reader))).await;
     assert_eq!(read.unwrap().unwrap().my_reactions.len(), 2);
     assert_eq!(statements, 3, "row, reactions, mine");
 }

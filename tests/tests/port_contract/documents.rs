@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use futures_util::future::join_all;
 use sounding_domain::{
-    document::{Document, DocumentQuery, DocumentSort, DocumentView, ReactionCounts, ReactionState},
+    document::{
+        Document, DocumentQuery, DocumentSort, DocumentView, ReactionCounts, ReactionState,
+    },
     feedback_comment::Direction,
     ids::{DocumentId, SubscriberId, TeamId},
     page::PageRequest,
@@ -99,7 +101,13 @@ pub async fn documents_round_trip_and_url_ids_are_unique_per_team(store: Arc<dyn
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
     let draft = stored(&*store, document(team, "Draft", "aaaaaaaaaa", t0(), None)).await;
-    let live = document(team, "Live", "bbbbbbbbbb", t0(), Some(at("2026-03-05T00:00:00.001Z")));
+    let live = document(
+        team,
+        "Live",
+        "bbbbbbbbbb",
+        t0(),
+        Some(at("2026-03-05T00:00:00.001Z")),
+    );
     let live = stored(&*store, live).await;
     assert_eq!(
         store.document(team, draft.id, None).await.unwrap(),
@@ -117,16 +125,18 @@ pub async fn documents_round_trip_and_url_ids_are_unique_per_team(store: Arc<dyn
         Err(conflict(conflicts::DOCUMENT_URL_ID))
     );
     assert_eq!(store.document(team, clash.id, None).await.unwrap(), None);
-    let elsewhere = stored(&*store, document(other, "Same id", "aaaaaaaaaa", t0(), None)).await;
+    let elsewhere = stored(
+        &*store,
+        document(other, "Same id", "aaaaaaaaaa", t0(), None),
+    )
+    .await;
     assert_eq!(
         store.document(other, elsewhere.id, None).await.unwrap(),
         Some(bare(&elsewhere))
     );
 }
 
-pub async fn document_updates_save_title_and_text_but_not_the_publish_state(
-    store: Arc<dyn Store>,
-) {
+pub async fn document_updates_save_title_and_text_but_not_the_publish_state(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
     let doc = stored(&*store, document(team, "Old", "aaaaaaaaaa", t0(), None)).await;
@@ -215,18 +225,29 @@ pub async fn document_reactions_are_one_per_emoji_per_subscriber_on_published_do
     let other = stored_team(&*store, "other").await.team.id;
     let alice = subscriber(&*store, team, "alice@example.com").await.id;
     let bob = subscriber(&*store, team, "bob@example.com").await.id;
-    let doc = stored(&*store, document(team, "Doc", "aaaaaaaaaa", t0(), Some(t0()))).await;
+    let doc = stored(
+        &*store,
+        document(team, "Doc", "aaaaaaaaaa", t0(), Some(t0())),
+    )
+    .await;
     let draft = stored(&*store, document(team, "Draft", "bbbbbbbbbb", t0(), None)).await;
 
     let first = react(&*store, &doc, alice, "👍", true).await.unwrap();
     assert_eq!(first.reactions, counts(&[("👍", 1)]));
     assert_eq!(first.mine, vec!["👍".to_owned()]);
-    assert_eq!(react(&*store, &doc, alice, "👍", true).await.unwrap(), first);
+    assert_eq!(
+        react(&*store, &doc, alice, "👍", true).await.unwrap(),
+        first
+    );
     react(&*store, &doc, alice, ":a:", true).await.unwrap();
     let bobs = react(&*store, &doc, bob, "👍", true).await.unwrap();
     assert_eq!(bobs.reactions, counts(&[("👍", 2), (":a:", 1)]));
     assert_eq!(bobs.mine, vec!["👍".to_owned()]);
-    let alices = store.document(team, doc.id, Some(alice)).await.unwrap().unwrap();
+    let alices = store
+        .document(team, doc.id, Some(alice))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(alices.my_reactions, vec![":a:".to_owned(), "👍".to_owned()]);
     assert_eq!(alices.reactions, bobs.reactions);
 
@@ -251,13 +272,20 @@ pub async fn document_reactions_are_one_per_emoji_per_subscriber_on_published_do
     let removed = react(&*store, &doc, alice, "👍", false).await.unwrap();
     assert_eq!(removed.reactions, counts(&[("👍", 1), (":a:", 1)]));
     assert_eq!(removed.mine, vec![":a:".to_owned()]);
-    assert_eq!(react(&*store, &doc, alice, "👍", false).await.unwrap(), removed);
+    assert_eq!(
+        react(&*store, &doc, alice, "👍", false).await.unwrap(),
+        removed
+    );
 }
 
 pub async fn concurrent_identical_reactions_count_once(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let alice = subscriber(&*store, team, "alice@example.com").await.id;
-    let doc = stored(&*store, document(team, "Doc", "aaaaaaaaaa", t0(), Some(t0()))).await;
+    let doc = stored(
+        &*store,
+        document(team, "Doc", "aaaaaaaaaa", t0(), Some(t0())),
+    )
+    .await;
     let tries = (0..8).map(|_| {
         let (store, doc) = (store.clone(), doc.clone());
         async move { react(&*store, &doc, alice, "👍", true).await }
@@ -271,8 +299,16 @@ pub async fn deleting_a_document_removes_its_reactions(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
     let alice = subscriber(&*store, team, "alice@example.com").await.id;
-    let doc = stored(&*store, document(team, "Doc", "aaaaaaaaaa", t0(), Some(t0()))).await;
-    let keep = stored(&*store, document(team, "Keep", "bbbbbbbbbb", t0(), Some(t0()))).await;
+    let doc = stored(
+        &*store,
+        document(team, "Doc", "aaaaaaaaaa", t0(), Some(t0())),
+    )
+    .await;
+    let keep = stored(
+        &*store,
+        document(team, "Keep", "bbbbbbbbbb", t0(), Some(t0())),
+    )
+    .await;
     react(&*store, &doc, alice, "👍", true).await.unwrap();
     react(&*store, &keep, alice, "👍", true).await.unwrap();
 
@@ -287,7 +323,11 @@ pub async fn deleting_a_document_removes_its_reactions(store: Arc<dyn Store>) {
         store.document(team, reborn.id, Some(alice)).await.unwrap(),
         Some(bare(&reborn))
     );
-    let kept = store.document(team, keep.id, Some(alice)).await.unwrap().unwrap();
+    let kept = store
+        .document(team, keep.id, Some(alice))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(kept.reactions, counts(&[("👍", 1)]));
 }
 
@@ -310,7 +350,11 @@ pub async fn document_lists_filter_search_sort_page_and_fill_the_viewer_s_reacti
     let mut cherry = document(team, "cherry", "cccccccccc", t("03.000"), None);
     cherry.updated_at = t("09.000");
     stored(&*store, cherry).await;
-    stored(&*store, document(other, "Foreign", "dddddddddd", t("04.000"), Some(t0()))).await;
+    stored(
+        &*store,
+        document(other, "Foreign", "dddddddddd", t("04.000"), Some(t0())),
+    )
+    .await;
     react(&*store, &apple, alice, "👍", true).await.unwrap();
     react(&*store, &apple, bob, "👍", true).await.unwrap();
     react(&*store, &banana, bob, "🎉", true).await.unwrap();
@@ -356,7 +400,10 @@ pub async fn document_lists_filter_search_sort_page_and_fill_the_viewer_s_reacti
         ..by(CreatedAt, Desc)
     };
     assert_eq!(titles(&*store, team, &search("apple")).await, ["Apple"]);
-    assert_eq!(titles(&*store, team, &search("about")).await, ["cherry", "Apple"]);
+    assert_eq!(
+        titles(&*store, team, &search("about")).await,
+        ["cherry", "Apple"]
+    );
     assert_eq!(titles(&*store, team, &search("0%")).await, ["banana"]);
     assert_eq!(titles(&*store, team, &search("f_s")).await, ["banana"]);
     assert!(titles(&*store, team, &search("%%")).await.is_empty());
@@ -382,7 +429,11 @@ pub async fn document_lists_filter_search_sort_page_and_fill_the_viewer_s_reacti
         ..published.clone()
     };
     let listed = store.list_documents(team, &for_bob).await.unwrap();
-    let mine: Vec<Vec<String>> = listed.items.iter().map(|v| v.my_reactions.clone()).collect();
+    let mine: Vec<Vec<String>> = listed
+        .items
+        .iter()
+        .map(|v| v.my_reactions.clone())
+        .collect();
     assert_eq!(mine, vec![vec!["🎉".to_owned()], vec!["👍".to_owned()]]);
     let anonymous = store.list_documents(team, &published).await.unwrap();
     assert!(anonymous.items.iter().all(|v| v.my_reactions.is_empty()));

@@ -18,7 +18,7 @@ pub use publish::{publish_document, unpublish_document};
 pub use reactions::{react_to_document, unreact_to_document, ReactionInput, ReactionOutcome};
 pub use update::{update_document, DocumentChanges};
 
-use sounding_domain::{Entity, DocumentId};
+use sounding_domain::{DocumentId, Entity};
 
 use crate::error::{AppError, AppResult};
 

@@ -40,7 +40,7 @@ pub struct DocumentDto {
     pub reactions: BTreeMap<String, i64>,
     /// `public/documents.list` under a subscriber token only: that subscriber's emoji.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(example = json!(["👍"]))]
+    #[schema(nullable = false, example = json!(["👍"]))]
     pub my_reactions: Option<Vec<String>>,
 }
 

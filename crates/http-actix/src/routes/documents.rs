@@ -12,8 +12,7 @@ use crate::{
         common::{DeletedResponse, ErrorBody},
         document::{
             CreateDocumentParams, DocumentDto, DocumentIdParams, DocumentListParams,
-            DocumentListResponse, DocumentResponse, PublicDocumentListParams,
-            UpdateDocumentParams,
+            DocumentListResponse, DocumentResponse, PublicDocumentListParams, UpdateDocumentParams,
         },
     },
     error::ApiError,

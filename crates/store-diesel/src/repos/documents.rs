@@ -201,7 +201,11 @@ fn selection(sql: &mut RawSql, team: &str, query: &DocumentQuery) {
 }
 
 /// One count, one page, then the page's reactions: at most four statements.
-fn list(conn: &mut DbConnection, team: &str, query: &DocumentQuery) -> DbResult<Paged<DocumentView>> {
+fn list(
+    conn: &mut DbConnection,
+    team: &str,
+    query: &DocumentQuery,
+) -> DbResult<Paged<DocumentView>> {
     let mut count = RawSql::for_connection(conn);
     count.push("SELECT COUNT(*) AS n FROM documents d");
     selection(&mut count, team, query);
@@ -220,11 +224,10 @@ fn list(conn: &mut DbConnection, team: &str, query: &DocumentQuery) -> DbResult<
         match query.sort {
             // Unpublished documents count as older than any published one on both engines
             // (their NULLs would sort first on one and last on the other).
-            DocumentSort::PublishedAt => {
-                page.push("CASE WHEN d.published_at IS NULL THEN 0 ELSE 1 END")
-                    .push(direction)
-                    .push(", d.published_at")
-            }
+            DocumentSort::PublishedAt => page
+                .push("CASE WHEN d.published_at IS NULL THEN 0 ELSE 1 END")
+                .push(direction)
+                .push(", d.published_at"),
             DocumentSort::CreatedAt => page.push("d.created_at"),
             DocumentSort::UpdatedAt => page.push("d.updated_at"),
             // Bytewise on both engines: SQLite's BINARY collation, "C" on PostgreSQL.
@@ -393,23 +396,21 @@ impl DocumentStore for DieselStore {
                 }
                 if react {
                     // A repeat (also a concurrent one) meets the unique index and does nothing.
-                    per_backend!(conn, |inner| diesel::insert_into(
-                        document_reactions::table
-                    )
-                    .values((
-                        document_reactions::document_id.eq(&id),
-                        document_reactions::subscriber_id.eq(&subscriber),
-                        document_reactions::emoji.eq(&emoji),
-                        document_reactions::team_id.eq(&team),
-                        document_reactions::created_at.eq(at),
-                    ))
-                    .on_conflict((
-                        document_reactions::document_id,
-                        document_reactions::subscriber_id,
-                        document_reactions::emoji,
-                    ))
-                    .do_nothing()
-                    .execute(inner))?;
+                    per_backend!(conn, |inner| diesel::insert_into(document_reactions::table)
+                        .values((
+                            document_reactions::document_id.eq(&id),
+                            document_reactions::subscriber_id.eq(&subscriber),
+                            document_reactions::emoji.eq(&emoji),
+                            document_reactions::team_id.eq(&team),
+                            document_reactions::created_at.eq(at),
+                        ))
+                        .on_conflict((
+                            document_reactions::document_id,
+                            document_reactions::subscriber_id,
+                            document_reactions::emoji,
+                        ))
+                        .do_nothing()
+                        .execute(inner))?;
                 } else {
                     diesel::delete(
                         document_reactions::table
