@@ -32,7 +32,7 @@ use crate::{
 };
 
 const DESCRIPTION: &str = "\
-Sounding collects product feedback for a team: boards, feedback with comments and votes, roadmaps with stages and topics, subscribers.
+Sounding collects product feedback for a team: boards, feedback with comments and votes, roadmaps with stages and topics, documents with reactions, subscribers.
 
 Every operation is a `POST` to `/v1/<resource>.<action>` (team operations) or \
 `/v1/public/<resource>.<action>` (public operations) with a JSON object as body; parameters \

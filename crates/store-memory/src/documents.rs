@@ -6,8 +6,8 @@ use std::{cmp::Ordering, collections::BTreeSet};
 use async_trait::async_trait;
 use sounding_domain::{
     document::{
-        title_key, Document, DocumentQuery, DocumentSort, DocumentView, ReactionCounts,
-        ReactionState,
+        search_text, title_key, Document, DocumentQuery, DocumentSort, DocumentView,
+        ReactionCounts, ReactionState,
     },
     feedback_comment::Direction,
     ids::{DocumentId, SubscriberId, TeamId},
@@ -81,10 +81,10 @@ fn selected(document: &Document, team: TeamId, query: &DocumentQuery) -> bool {
         && query
             .published
             .is_none_or(|p| p == document.published_at.is_some())
-        && query.search.as_deref().is_none_or(|term| {
-            document.title.to_lowercase().contains(term)
-                || document.text.to_lowercase().contains(term)
-        })
+        && query
+            .search
+            .as_deref()
+            .is_none_or(|term| search_text(&document.title, &document.text).contains(term))
 }
 
 #[async_trait]
