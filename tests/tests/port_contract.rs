@@ -171,7 +171,7 @@ port_contract!(
     ],
     documents: [
         documents_round_trip_and_url_ids_are_unique_per_team,
-        document_updates_save_title_and_text_but_not_the_publish_state,
+        document_updates_patch_title_and_text_but_not_the_publish_state,
         publishing_keeps_the_first_time_and_unpublishing_clears_it,
         document_reactions_are_one_per_emoji_per_subscriber_on_published_documents,
         concurrent_identical_reactions_count_once,

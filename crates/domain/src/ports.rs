@@ -527,8 +527,16 @@ pub trait DocumentStore: Send + Sync {
         id: crate::ids::DocumentId,
         viewer: Option<SubscriberId>,
     ) -> StoreResult<Option<crate::document::DocumentView>>;
-    /// Saves title, text and `updated_at` (never the publish state); `false` when it is gone.
-    async fn update_document(&self, document: &crate::document::Document) -> StoreResult<bool>;
+    /// Applies the patch to the stored document (with `updated_at = now`) in one transaction,
+    /// so concurrent patches of different fields both stay; never touches the publish state.
+    /// The document after, or `None` when it is gone.
+    async fn update_document(
+        &self,
+        team: TeamId,
+        id: crate::ids::DocumentId,
+        patch: &crate::document::DocumentPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<crate::document::DocumentView>>;
     /// Publishes (keeping the first publish time when already published) or unpublishes;
     /// `updated_at` becomes `now` only when the state changes. The document after, or `None`
     /// when it is gone.

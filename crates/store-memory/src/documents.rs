@@ -6,7 +6,7 @@ use std::{cmp::Ordering, collections::BTreeSet};
 use async_trait::async_trait;
 use sounding_domain::{
     document::{
-        search_text, title_key, Document, DocumentQuery, DocumentSort, DocumentView,
+        search_text, title_key, Document, DocumentPatch, DocumentQuery, DocumentSort, DocumentView,
         ReactionCounts, ReactionState,
     },
     feedback_comment::Direction,
@@ -120,15 +120,19 @@ impl DocumentStore for MemoryStore {
             .map(|r| r.view(viewer)))
     }
 
-    async fn update_document(&self, document: &Document) -> StoreResult<bool> {
+    async fn update_document(
+        &self,
+        team: TeamId,
+        id: DocumentId,
+        patch: &DocumentPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<DocumentView>> {
         let mut s = self.state();
-        let Some(row) = s.document_row_mut(document.team_id, document.id) else {
-            return Ok(false);
+        let Some(row) = s.document_row_mut(team, id) else {
+            return Ok(None);
         };
-        row.document.title = document.title.clone();
-        row.document.text = document.text.clone();
-        row.document.updated_at = document.updated_at;
-        Ok(true)
+        patch.clone().apply(&mut row.document, now);
+        Ok(Some(row.view(None)))
     }
 
     async fn set_document_published(

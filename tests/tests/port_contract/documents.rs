@@ -8,7 +8,8 @@ use std::sync::Arc;
 use futures_util::future::join_all;
 use sounding_domain::{
     document::{
-        Document, DocumentQuery, DocumentSort, DocumentView, ReactionCounts, ReactionState,
+        Document, DocumentPatch, DocumentQuery, DocumentSort, DocumentView, ReactionCounts,
+        ReactionState,
     },
     feedback_comment::Direction,
     ids::{DocumentId, SubscriberId, TeamId},
@@ -136,31 +137,73 @@ pub async fn documents_round_trip_and_url_ids_are_unique_per_team(store: Arc<dyn
     );
 }
 
-pub async fn document_updates_save_title_and_text_but_not_the_publish_state(store: Arc<dyn Store>) {
+pub async fn document_updates_patch_title_and_text_but_not_the_publish_state(
+    store: Arc<dyn Store>,
+) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let doc = stored(&*store, document(team, "Old", "aaaaaaaaaa", t0(), None)).await;
-    let mut changed = doc.clone();
-    changed.title = "New".into();
-    changed.text = "Fresh text".into();
-    changed.updated_at = at("2026-03-06T00:00:00.500Z");
-    changed.published_at = Some(t0());
-    assert!(store.update_document(&changed).await.unwrap());
-    let read = store.document(team, doc.id, None).await.unwrap().unwrap();
-    assert_eq!(
-        read.document,
-        Document {
-            published_at: None,
-            ..changed.clone()
-        }
-    );
-    let foreign = Document {
-        team_id: other,
-        ..changed.clone()
+    let doc = stored(
+        &*store,
+        document(team, "Old", "aaaaaaaaaa", t0(), Some(t0())),
+    )
+    .await;
+    let t1 = at("2026-03-06T00:00:00.500Z");
+    let title = DocumentPatch {
+        title: Some("New".into()),
+        text: None,
     };
-    assert!(!store.update_document(&foreign).await.unwrap());
-    let gone = document(team, "Gone", "bbbbbbbbbb", t0(), None);
-    assert!(!store.update_document(&gone).await.unwrap());
+    let updated = store
+        .update_document(team, doc.id, &title, t1)
+        .await
+        .unwrap()
+        .unwrap();
+    let expected = Document {
+        title: "New".into(),
+        updated_at: t1,
+        ..doc.clone()
+    };
+    assert_eq!(updated, bare(&expected));
+    assert_eq!(
+        store.document(team, doc.id, None).await.unwrap(),
+        Some(bare(&expected))
+    );
+    // Patches of different fields, one after the other, both stay.
+    let text = DocumentPatch {
+        title: None,
+        text: Some("Fresh text".into()),
+    };
+    let t2 = at("2026-03-07T00:00:00.000Z");
+    let both = store
+        .update_document(team, doc.id, &text, t2)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (both.document.title.as_str(), both.document.text.as_str()),
+        ("New", "Fresh text")
+    );
+    assert_eq!(both.document.published_at, Some(t0()));
+    // The new title and text are what lists search and sort on.
+    let query = DocumentQuery {
+        search: Some("fresh".into()),
+        ..query(DocumentSort::Title, Direction::Asc)
+    };
+    assert_eq!(titles(&*store, team, &query).await, ["New"]);
+
+    assert_eq!(
+        store
+            .update_document(other, doc.id, &title, t2)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .update_document(team, DocumentId::new(), &title, t2)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 pub async fn publishing_keeps_the_first_time_and_unpublishing_clears_it(store: Arc<dyn Store>) {

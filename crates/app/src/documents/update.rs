@@ -26,13 +26,8 @@ pub async fn update_document(
     caller.require(Need::Write)?;
     let id = document_id(id)?;
     let patch = DocumentPatch::new(changes.title.as_deref(), changes.text.as_deref())?;
-    let mut view = store
-        .document(caller.team_id, id, None)
+    store
+        .update_document(caller.team_id, id, &patch, clock.now())
         .await?
-        .ok_or_else(document_not_found)?;
-    patch.apply(&mut view.document, clock.now());
-    if !store.update_document(&view.document).await? {
-        return Err(document_not_found());
-    }
-    Ok(view)
+        .ok_or_else(document_not_found)
 }

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use diesel::{dsl::count_star, prelude::*, sql_types::BigInt, QueryableByName};
 use sounding_domain::{
     document::{
-        search_text, title_key, Document, DocumentQuery, DocumentSort, DocumentView,
+        search_text, title_key, Document, DocumentPatch, DocumentQuery, DocumentSort, DocumentView,
         ReactionCounts, ReactionState,
     },
     feedback_comment::Direction,
@@ -282,24 +282,48 @@ impl DocumentStore for DieselStore {
             .await
     }
 
-    async fn update_document(&self, document: &Document) -> StoreResult<bool> {
-        let row = DocumentRow::from_domain(document);
+    async fn update_document(
+        &self,
+        team: TeamId,
+        id: DocumentId,
+        patch: &DocumentPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<DocumentView>> {
+        let (team, id, patch) = (team.to_string(), id.to_string(), patch.clone());
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                let updated = diesel::update(
-                    documents::table
-                        .filter(documents::id.eq(&row.id))
-                        .filter(documents::team_id.eq(&row.team_id)),
-                )
-                .set((
-                    documents::title.eq(&row.title),
-                    documents::title_key.eq(&row.title_key),
-                    documents::text.eq(&row.text),
-                    documents::search_text.eq(&row.search_text),
-                    documents::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)?;
-                Ok(updated == 1)
+                // Read and written in one transaction, the row locked on PostgreSQL (SQLite's
+                // `BEGIN IMMEDIATE` serializes writers already), so a concurrent patch of
+                // another field is not overwritten with the value read before it.
+                macro_rules! document {
+                    () => {
+                        documents::table
+                            .filter(documents::id.eq(&id))
+                            .filter(documents::team_id.eq(&team))
+                            .select(DocumentRow::as_select())
+                    };
+                }
+                let row = match conn {
+                    DbConnection::Postgresql(inner) => document!().for_no_key_update().first(inner),
+                    DbConnection::Sqlite(inner) => document!().first(inner),
+                }
+                .optional()?;
+                let Some(row) = row else {
+                    return Ok(None);
+                };
+                let mut document = row.into_domain()?;
+                patch.apply(&mut document, now);
+                let row = DocumentRow::from_domain(&document);
+                diesel::update(documents::table.find(&row.id))
+                    .set((
+                        documents::title.eq(&row.title),
+                        documents::title_key.eq(&row.title_key),
+                        documents::text.eq(&row.text),
+                        documents::search_text.eq(&row.search_text),
+                        documents::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)?;
+                read_view(conn, &team, &id, None)
             })
         })
         .await
