@@ -1,10 +1,13 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
-//! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications) run against every adapter — the
+//! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
+//! `documents.rs` for documents and their reactions) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
 
+#[path = "port_contract/documents.rs"]
+mod documents;
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
 #[path = "port_contract/notifications.rs"]
@@ -173,5 +176,14 @@ port_contract!(
         topic_followers_but_the_actor_are_notified,
         notification_pages_are_newest_first_filtered_and_counted,
         marking_read_touches_only_the_subscriber_s_unread_ones,
+    ],
+    documents: [
+        documents_round_trip_and_url_ids_are_unique_per_team,
+        document_updates_patch_title_and_text_but_not_the_publish_state,
+        publishing_keeps_the_first_time_and_unpublishing_clears_it,
+        document_reactions_are_one_per_emoji_per_subscriber_on_published_documents,
+        concurrent_identical_reactions_count_once,
+        deleting_a_document_removes_its_reactions,
+        document_lists_filter_search_sort_page_and_fill_the_viewer_s_reactions,
     ],
 );

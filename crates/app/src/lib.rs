@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod automation;
 pub mod boards;
+pub mod documents;
 pub mod error;
 pub mod feedback;
 pub mod feedback_comments;

@@ -70,6 +70,7 @@ id_type!(
     WebhookId,
     DeliveryId,
     NotificationId,
+    DocumentId,
 );
 
 /// Parses a UUID in its hyphenated form, the only form the API hands out.

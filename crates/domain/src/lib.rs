@@ -6,6 +6,7 @@
 pub mod access;
 pub mod api_key;
 pub mod board;
+pub mod document;
 pub mod error;
 pub mod event;
 pub mod feedback;

@@ -64,6 +64,8 @@ pub mod conflicts {
     pub const TOPIC_URL_ID: &str = "topic_url_id";
     /// A delivery is being attempted right now.
     pub const DELIVERY_IN_FLIGHT: &str = "delivery_in_flight";
+    /// A document's `urlId` is taken in the team (the use case draws another).
+    pub const DOCUMENT_URL_ID: &str = "document_url_id";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -396,6 +398,7 @@ pub trait Store:
     + OutboxStore
     + SettingsStore
     + NotificationStore
+    + DocumentStore
 {
 }
 
@@ -411,6 +414,7 @@ impl<T> Store for T where
         + OutboxStore
         + SettingsStore
         + NotificationStore
+        + DocumentStore
 {
 }
 
@@ -534,4 +538,57 @@ pub trait NotificationStore: Send + Sync {
         which: &crate::notification::MarkRead,
         at: Timestamp,
     ) -> StoreResult<i64>;
+/// Documents and their emoji reactions. No events: documents are content, not feedback.
+/// Reading a document (or a page of them) also reads its reaction counts and, for a viewer,
+/// the viewer's own reactions, in a constant number of statements.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait DocumentStore: Send + Sync {
+    /// Conflict `document_url_id` (nothing written) when the team has the `url_id`.
+    async fn insert_document(&self, document: &crate::document::Document) -> StoreResult<()>;
+    async fn document(
+        &self,
+        team: TeamId,
+        id: crate::ids::DocumentId,
+        viewer: Option<SubscriberId>,
+    ) -> StoreResult<Option<crate::document::DocumentView>>;
+    /// Applies the patch to the stored document (with `updated_at = now`) in one transaction,
+    /// so concurrent patches of different fields both stay; never touches the publish state.
+    /// The document after, or `None` when it is gone.
+    async fn update_document(
+        &self,
+        team: TeamId,
+        id: crate::ids::DocumentId,
+        patch: &crate::document::DocumentPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<crate::document::DocumentView>>;
+    /// Publishes (keeping the first publish time when already published) or unpublishes;
+    /// `updated_at` becomes `now` only when the state changes. The document after, or `None`
+    /// when it is gone.
+    async fn set_document_published(
+        &self,
+        team: TeamId,
+        id: crate::ids::DocumentId,
+        publish: bool,
+        now: Timestamp,
+    ) -> StoreResult<Option<crate::document::DocumentView>>;
+    /// Removes the document with its reactions; `false` when there was none.
+    async fn delete_document(&self, team: TeamId, id: crate::ids::DocumentId) -> StoreResult<bool>;
+    /// One page of the documents the query selects, in its order, and how many it selects.
+    async fn list_documents(
+        &self,
+        team: TeamId,
+        query: &crate::document::DocumentQuery,
+    ) -> StoreResult<Paged<crate::document::DocumentView>>;
+    /// Adds (`react`) or removes the subscriber's reaction with `emoji`; idempotent either way.
+    /// `None` (nothing written) unless the team has a published document with this id.
+    async fn set_document_reaction(
+        &self,
+        team: TeamId,
+        document: crate::ids::DocumentId,
+        subscriber: SubscriberId,
+        emoji: &str,
+        react: bool,
+        at: Timestamp,
+    ) -> StoreResult<Option<crate::document::ReactionState>>;
 }

@@ -25,14 +25,14 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        automation, feedback_boards, feedback_comments, feedback_csv, feedback_votes, feedbacks,
-        health, notifications, roadmaps, stages, subscribers, teams, topic_comments, topic_votes,
-        topics,
+        automation, document_reactions, documents, feedback_boards, feedback_comments,
+        feedback_csv, feedback_votes, feedbacks, health, notifications, roadmaps, stages,
+        subscribers, teams, topic_comments, topic_votes, topics,
     },
 };
 
 const DESCRIPTION: &str = "\
-Sounding collects product feedback for a team: boards, feedback with comments and votes, roadmaps with stages and topics, subscribers.
+Sounding collects product feedback for a team: boards, feedback with comments and votes, roadmaps with stages and topics, documents with reactions, subscribers.
 
 Every operation is a `POST` to `/v1/<resource>.<action>` (team operations) or \
 `/v1/public/<resource>.<action>` (public operations) with a JSON object as body; parameters \
@@ -115,6 +115,16 @@ by each server instance.";
         feedback_csv::import,
         notifications::list,
         notifications::mark_read,
+        documents::create,
+        documents::list,
+        documents::info,
+        documents::update,
+        documents::publish,
+        documents::unpublish,
+        documents::delete,
+        documents::public_list,
+        document_reactions::create,
+        document_reactions::delete,
         health::healthz,
         health::readyz,
     ),
@@ -134,6 +144,7 @@ by each server instance.";
         (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
         (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
         (name = "notifications", description = "What subscribers are told about the feedback and topics they follow."),
+        (name = "documents", description = "Help articles and announcements, and subscribers' emoji reactions to them."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -356,7 +367,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 63);
+        assert_eq!(operations.len(), 73);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -105,6 +105,11 @@ const UNIQUE_RULES: &[(&str, &str, &str)] = &[
         "topics.team_id, topics.url_id",
         conflicts::TOPIC_URL_ID,
     ),
+    (
+        "documents_team_id_url_id_key",
+        "documents.team_id, documents.url_id",
+        conflicts::DOCUMENT_URL_ID,
+    ),
 ];
 
 fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {

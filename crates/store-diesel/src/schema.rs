@@ -338,3 +338,33 @@ diesel::allow_tables_to_appear_in_same_query!(
     settings,
     notifications,
 );
+
+// Documents and their reactions (migration 2026-11-25-000001_documents).
+diesel::table! {
+    documents (id) {
+        id -> Text,
+        team_id -> Text,
+        url_id -> Text,
+        title -> Text,
+        title_key -> Text,
+        text -> Text,
+        search_text -> Text,
+        published_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    document_reactions (document_id, subscriber_id, emoji) {
+        document_id -> Text,
+        subscriber_id -> Text,
+        emoji -> Text,
+        team_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(documents -> teams (team_id));
+diesel::joinable!(document_reactions -> documents (document_id));
+diesel::allow_tables_to_appear_in_same_query!(documents, document_reactions);

@@ -2,6 +2,7 @@
 //! the domain without a database. One mutex guards all state, so each port method is atomic,
 //! as the database adapters' transactions are.
 
+mod documents;
 mod feedback;
 mod notifications;
 mod roadmaps;
@@ -58,6 +59,8 @@ struct State {
     settings: HashMap<String, String>,
     /// Subscribers' notifications, in the order they were written.
     notifications: Vec<sounding_domain::notification::Notification>,
+    /// Documents, each with its reactions (removed with it).
+    documents: HashMap<sounding_domain::ids::DocumentId, documents::DocumentRow>,
 }
 
 #[derive(Default)]

@@ -4,6 +4,7 @@
 pub mod automation;
 pub mod board;
 pub mod common;
+pub mod document;
 pub mod feedback;
 pub mod notification;
 pub mod roadmap;

@@ -3,6 +3,8 @@
 //! Authentication and rate limiting wrap the API prefixes only.
 
 pub mod automation;
+pub mod document_reactions;
+pub mod documents;
 pub mod fallback;
 pub mod feedback_boards;
 pub mod feedback_comments;
@@ -108,6 +110,23 @@ fn operations(cfg: &mut web::ServiceConfig) {
         cfg,
         "public/notifications.markRead",
         notifications::mark_read,
+    operation(cfg, "documents.create", documents::create);
+    operation(cfg, "documents.list", documents::list);
+    operation(cfg, "documents.info", documents::info);
+    operation(cfg, "documents.update", documents::update);
+    operation(cfg, "documents.publish", documents::publish);
+    operation(cfg, "documents.unpublish", documents::unpublish);
+    operation(cfg, "documents.delete", documents::delete);
+    operation(cfg, "public/documents.list", documents::public_list);
+    operation(
+        cfg,
+        "public/document-reactions.create",
+        document_reactions::create,
+    );
+    operation(
+        cfg,
+        "public/document-reactions.delete",
+        document_reactions::delete,
     );
 }
 

@@ -3,6 +3,7 @@
 
 mod access;
 mod boards;
+mod documents;
 mod feedback;
 mod notifications;
 mod outbox;

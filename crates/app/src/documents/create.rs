@@ -1,0 +1,117 @@
+//! `documents.create`: a draft, or a published document when `publish` is true, with a fresh
+//! `urlId` (another is drawn when the team already has the one drawn).
+
+use rand::thread_rng;
+use sounding_domain::{
+    access::{KeyHolder, Need},
+    document::{DocumentDraft, DocumentView},
+    ports::{conflicts, Clock, DocumentStore, StoreError},
+    slug,
+};
+
+use crate::error::AppResult;
+
+/// A new `urlId` is drawn this many times before giving up.
+const URL_ID_ATTEMPTS: u32 = 5;
+
+#[derive(Debug, Clone, Default)]
+pub struct NewDocumentInput {
+    pub title: Option<String>,
+    pub text: Option<String>,
+    pub publish: Option<bool>,
+}
+
+pub async fn create_document(
+    store: &dyn DocumentStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: NewDocumentInput,
+) -> AppResult<DocumentView> {
+    caller.require(Need::Write)?;
+    let draft = DocumentDraft::new(input.title.as_deref(), input.text.as_deref(), input.publish)?;
+    let now = clock.now();
+    for _ in 0..URL_ID_ATTEMPTS {
+        let url_id = slug::new_url_id(&mut thread_rng());
+        let document = draft.clone().into_document(caller.team_id, url_id, now);
+        match store.insert_document(&document).await {
+            Ok(()) => {
+                return Ok(DocumentView {
+                    document,
+                    reactions: Default::default(),
+                    my_reactions: Vec::new(),
+                })
+            }
+            Err(StoreError::Conflict(rule)) if rule == conflicts::DOCUMENT_URL_ID => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(StoreError::Failure("no free urlId after several attempts".into()).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sounding_domain::{
+        access::Role, ports::MockDocumentStore, ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+    };
+
+    use crate::AppError;
+
+    struct Fixed;
+    impl Clock for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+        }
+    }
+
+    fn key(read_only: bool) -> KeyHolder {
+        KeyHolder {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role: Role::Member,
+            read_only,
+        }
+    }
+
+    fn titled(title: &str) -> NewDocumentInput {
+        NewDocumentInput {
+            title: Some(title.into()),
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_taken_url_id_is_drawn_again() {
+        let mut store = MockDocumentStore::new();
+        let mut seq = mockall::Sequence::new();
+        store
+            .expect_insert_document()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| Err(StoreError::Conflict(conflicts::DOCUMENT_URL_ID.into())));
+        store
+            .expect_insert_document()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| Ok(()));
+        let view = create_document(&store, &Fixed, &key(false), titled("Hello"))
+            .await
+            .unwrap();
+        assert_eq!(view.document.url_id.len(), 10);
+        assert_eq!(view.document.published_at, None);
+    }
+
+    #[tokio::test]
+    async fn read_only_keys_and_bad_input_write_nothing() {
+        let store = MockDocumentStore::new();
+        let err = create_document(&store, &Fixed, &key(true), titled("Hello"))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AppError::Domain(DomainError::Forbidden(_))));
+        let err = create_document(&store, &Fixed, &key(false), titled(" "))
+            .await
+            .unwrap_err();
+        assert_eq!(err, AppError::invalid("title is required"));
+    }
+}

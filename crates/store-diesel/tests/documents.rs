@@ -1,0 +1,155 @@
+//! Documents on diesel: the list and a document's reads run a constant number of statements
+//! whatever the page size (count, page, reaction counts, the viewer's reactions). Runs on
+//! SQLite (a temporary file) and, when `SOUNDING_TEST_POSTGRES_URL` names a server whose user
+//! may create databases, on a fresh PostgreSQL database too.
+
+mod support;
+
+use std::{collections::HashMap, sync::Mutex};
+
+use diesel::connection::{set_default_instrumentation, Instrumentation, InstrumentationEvent};
+use sounding_domain::{
+    access::{Role, TeamUser},
+    api_key::ApiKey,
+    document::{Document, DocumentQuery, DocumentSort},
+    feedback_comment::Direction,
+    ids::{DocumentId, TeamId, UserId},
+    page::PageRequest,
+    ports::{DocumentStore, SubscriberStore, TeamStore},
+    subscriber::Identify,
+    team::Team,
+};
+use sounding_store_diesel::DieselStore;
+use support::{on_every_engine, t0, Env};
+use tempfile::TempDir;
+
+/// The shared store, with the statement counter installed before it connects.
+async fn migrated(url: String, dir: Option<TempDir>) -> Env {
+    set_default_instrumentation(statement_counter).unwrap();
+    support::migrated(url, dir).await
+}
+
+async fn sqlite() -> Option<Env> {
+    let (url, dir) = support::sqlite_database();
+    Some(migrated(url, Some(dir)).await)
+}
+
+async fn postgres() -> Option<Env> {
+    let url = support::postgres_database().await?;
+    Some(migrated(url, None).await)
+}
+
+on_every_engine!(document_reads_run_a_constant_number_of_statements);
+
+/// Strings being watched, and how many statements mentioned each (in their SQL or binds).
+static WATCHED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+
+/// Counts the statements that mention a watched string (a team id: every statement of a
+/// document read binds its team).
+fn statement_counter() -> Option<Box<dyn Instrumentation>> {
+    Some(Box::new(|event: InstrumentationEvent<'_>| {
+        if let InstrumentationEvent::StartQuery { query, .. } = event {
+            let mut watched = WATCHED.lock().unwrap();
+            if let Some(watched) = watched.as_mut().filter(|w| !w.is_empty()) {
+                let text = query.to_string();
+                for (marker, count) in watched.iter_mut() {
+                    if text.contains(marker.as_str()) {
+                        *count += 1;
+                    }
+                }
+            }
+        }
+    }))
+}
+
+/// Runs `f` and returns how many statements mentioning `marker` ran meanwhile.
+async fn statements_of<F: std::future::Future>(marker: &str, f: F) -> (F::Output, usize) {
+    WATCHED
+        .lock()
+        .unwrap()
+        .get_or_insert_with(HashMap::new)
+        .insert(marker.to_owned(), 0);
+    let output = f.await;
+    let count = WATCHED
+        .lock()
+        .unwrap()
+        .as_mut()
+        .and_then(|w| w.remove(marker))
+        .unwrap();
+    (output, count)
+}
+
+async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
+    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
+    let owner = TeamUser {
+        id: UserId::new(),
+        team_id: team.id,
+        email: format!("owner@{subdomain}.example"),
+        name: "Owner".into(),
+        role: Role::Owner,
+        created_at: t0(),
+    };
+    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
+    store.create_team(&team, &owner, &key).await.unwrap();
+    team.id
+}
+
+async fn document_reads_run_a_constant_number_of_statements(env: Env) {
+    let store = &*env.store;
+    let a = team(store, "a").await;
+    let reader = Identify::new(Some("reader@example.com"), None, None, None, None).unwrap();
+    let reader = store.identify(a, &reader, t0()).await.unwrap().0.id;
+    let mut first = None;
+    for n in 0..30_i64 {
+        let at = t0().plus_seconds(n);
+        let doc = Document {
+            id: DocumentId::new(),
+            team_id: a,
+            url_id: format!("doc{n:07}"),
+            title: format!("Document {n}"),
+            text: String::new(),
+            published_at: Some(at),
+            created_at: at,
+            updated_at: at,
+        };
+        store.insert_document(&doc).await.unwrap();
+        for emoji in ["👍", "🎉"] {
+            store
+                .set_document_reaction(a, doc.id, reader, emoji, true, at)
+                .await
+                .unwrap()
+                .unwrap();
+        }
+        first.get_or_insert(doc.id);
+    }
+    let marker = a.to_string();
+    for limit in [1, 10, 30] {
+        for (viewer, expected) in [(None, 3), (Some(reader), 4)] {
+            let query = DocumentQuery {
+                published: Some(true),
+                search: None,
+                sort: DocumentSort::Title,
+                direction: Direction::Asc,
+                viewer,
+                page: PageRequest { limit, offset: 0 },
+            };
+            let (listed, statements) =
+                statements_of(&marker, store.list_documents(a, &query)).await;
+            let listed = listed.unwrap();
+            assert_eq!((listed.items.len() as i64, listed.total), (limit, 30));
+            assert!(listed.items.iter().all(|v| v.reactions.len() == 2));
+            assert!(listed
+                .items
+                .iter()
+                .all(|v| v.my_reactions.len() == if viewer.is_some() { 2 } else { 0 }));
+            assert_eq!(
+                statements, expected,
+                "count, page, reactions[, mine] (limit {limit})"
+            );
+        }
+    }
+    let (read, statements) =
+        statements_of(&marker, store.document(a, first.unwrap(), Some(reader))).await;
+    assert_eq!(read.unwrap().unwrap().my_reactions.len(), 2);
+    assert_eq!(statements, 3, "row, reactions, mine");
+}

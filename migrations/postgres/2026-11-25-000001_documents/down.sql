@@ -1,0 +1,2 @@
+DROP TABLE document_reactions;
+DROP TABLE documents;
