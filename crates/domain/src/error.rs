@@ -18,6 +18,7 @@ pub enum Entity {
     Delivery,
     ApiKey,
     User,
+    Tag,
 }
 
 impl fmt::Display for Entity {
@@ -35,6 +36,7 @@ impl fmt::Display for Entity {
             Entity::Delivery => "Delivery",
             Entity::ApiKey => "API key",
             Entity::User => "User",
+            Entity::Tag => "Tag",
         })
     }
 }

@@ -69,6 +69,7 @@ id_type!(
     TopicVoteId,
     WebhookId,
     DeliveryId,
+    TagId,
 );
 
 /// Parses a UUID in its hyphenated form, the only form the API hands out.
