@@ -4,6 +4,7 @@
 
 mod feedback;
 mod roadmaps;
+mod tags;
 mod topics;
 mod webhooks;
 
@@ -55,6 +56,8 @@ struct State {
     /// Deliveries, each with its lease (they outlive their subscription).
     deliveries: HashMap<DeliveryId, webhooks::DeliveryRow>,
     settings: HashMap<String, String>,
+    /// Tags; the items carrying one list its id (`feedback::FeedbackRow::tags`).
+    tags: HashMap<sounding_domain::ids::TagId, sounding_domain::tag::Tag>,
 }
 
 #[derive(Default)]
