@@ -105,6 +105,11 @@ const UNIQUE_RULES: &[(&str, &str, &str)] = &[
         "topics.team_id, topics.url_id",
         conflicts::TOPIC_URL_ID,
     ),
+    (
+        "tags_team_id_name_key_key",
+        "tags.team_id, tags.name_key",
+        conflicts::TAG_NAME,
+    ),
 ];
 
 fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {

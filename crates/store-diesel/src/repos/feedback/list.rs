@@ -1,4 +1,4 @@
-//! `list_feedback`: one count, one page, then the page's boards and people: four statements
+//! `list_feedback`: one count, one page, then the page's boards, people and tags: five statements
 //! whatever the page size. Hand-written SQL (through `RawSql`) because the trending order
 //! joins an aggregate over two tables, which the query builder cannot say over both engines.
 
@@ -123,6 +123,11 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
     if let Some(board) = query.board_id {
         sql.push(" AND f.board_id = ").text(board.to_string());
     }
+    if let Some(tag) = query.tag_id {
+        sql.push(" AND EXISTS (SELECT 1 FROM feedback_tags ft WHERE ft.feedback_id = f.id AND ft.tag_id = ")
+            .text(tag.to_string())
+            .push(")");
+    }
     if let Some(term) = &query.search {
         sql.push(" AND f.search_text LIKE ")
             .text(like_contains(term))
@@ -170,7 +175,7 @@ mod tests {
     }
 
     #[test]
-    fn a_list_is_four_statements_whatever_the_page_size() {
+    fn a_list_is_five_statements_whatever_the_page_size() {
         let (mut conn, statements) = counted();
         let team = TeamId::new();
         let boards: Vec<BoardId> = (0..5).map(|_| BoardId::new()).collect();
@@ -219,6 +224,7 @@ mod tests {
                     sort,
                     statuses: vec![FeedbackStatus::InReview],
                     board_id: None,
+                    tag_id: None,
                     search: Some("item".into()),
                     trending_since: t0,
                     page: PageRequest { limit, offset: 0 },
@@ -229,8 +235,8 @@ mod tests {
                 assert!(page.items.iter().all(|v| v.board.is_some()));
                 assert_eq!(
                     statements.load(Ordering::SeqCst),
-                    4,
-                    "count, page, boards, people ({sort:?}, limit {limit})"
+                    5,
+                    "count, page, boards, people, tags ({sort:?}, limit {limit})"
                 );
             }
         }
