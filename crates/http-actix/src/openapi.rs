@@ -25,8 +25,8 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
-        roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
+        automation, feedback_boards, feedback_comments, feedback_merge, feedback_votes, feedbacks,
+        health, roadmaps, stages, subscribers, tags, teams, topic_comments, topic_votes, topics,
     },
 };
 
@@ -110,6 +110,12 @@ by each server instance.";
         automation::list,
         automation::deliveries,
         automation::redeliver,
+        tags::create,
+        tags::list,
+        tags::update,
+        tags::delete,
+        feedback_merge::merge,
+        feedback_merge::count,
         health::healthz,
         health::readyz,
     ),
@@ -128,6 +134,7 @@ by each server instance.";
         (name = "topic-comments", description = "Threaded comments on topics."),
         (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
         (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
+        (name = "tags", description = "Coloured labels the team puts on feedback."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -350,7 +357,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 59);
+        assert_eq!(operations.len(), 65);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

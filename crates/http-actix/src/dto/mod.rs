@@ -7,4 +7,5 @@ pub mod common;
 pub mod feedback;
 pub mod roadmap;
 pub mod subscriber;
+pub mod tag;
 pub mod team;

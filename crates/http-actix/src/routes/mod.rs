@@ -6,12 +6,14 @@ pub mod automation;
 pub mod fallback;
 pub mod feedback_boards;
 pub mod feedback_comments;
+pub mod feedback_merge;
 pub mod feedback_votes;
 pub mod feedbacks;
 pub mod health;
 pub mod roadmaps;
 pub mod stages;
 pub mod subscribers;
+pub mod tags;
 pub mod teams;
 pub mod topic_comments;
 pub mod topic_votes;
@@ -99,6 +101,12 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "automation.list", automation::list);
     operation(cfg, "automation.deliveries", automation::deliveries);
     operation(cfg, "automation.redeliver", automation::redeliver);
+    operation(cfg, "tags.create", tags::create);
+    operation(cfg, "tags.list", tags::list);
+    operation(cfg, "tags.update", tags::update);
+    operation(cfg, "tags.delete", tags::delete);
+    operation(cfg, "feedbacks.merge", feedback_merge::merge);
+    operation(cfg, "feedbacks.count", feedback_merge::count);
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)
