@@ -1,6 +1,7 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
-//! `webhooks.rs` for webhook subscriptions and deliveries) run against every adapter — the
+//! `webhooks.rs` for webhook subscriptions and deliveries, `tags.rs` for tags, merges and
+//! counts) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
@@ -11,6 +12,8 @@ mod fixtures;
 mod roadmaps;
 #[path = "port_contract/story.rs"]
 mod story;
+#[path = "port_contract/tags.rs"]
+mod tags;
 #[path = "port_contract/topics.rs"]
 mod topics;
 #[path = "port_contract/webhooks.rs"]
@@ -165,5 +168,12 @@ port_contract!(
         redelivery_resets_a_delivery_of_the_team,
         concurrent_leasing_delivers_each_delivery_exactly_once,
         deliveries_are_filtered_and_paged_newest_first,
+    ],
+    tags: [
+        tag_names_are_unique_per_team_ignoring_case,
+        retagging_replaces_tags_with_the_fields_and_events,
+        merging_moves_votes_once_comments_and_follows_and_recounts,
+        merge_refuses_missing_or_archived_items_and_writes_nothing,
+        counts_are_per_status_with_archived_apart,
     ],
 );
