@@ -147,7 +147,13 @@ async fn merge_moves_comments_and_followers(app: TestApp) {
     let merged = merge(&app, &source, &target).await;
     assert_eq!(merged["data"]["feedbackCommentsCount"], 3);
     assert_eq!(merged["source"]["feedbackCommentsCount"], 0);
-    assert_eq!((comment_rows(&app, &target).await, comment_rows(&app, &source).await), (3, 0));
+    assert_eq!(
+        (
+            comment_rows(&app, &target).await,
+            comment_rows(&app, &source).await
+        ),
+        (3, 0)
+    );
     let texts = app
         .team(
             "public/feedback-comments.list",
@@ -222,7 +228,11 @@ async fn merge_refusals_are_400_or_404_and_change_nothing(app: TestApp) {
     vote(&app, &jane, &source).await;
     let (_, other_key) = app.other_team("other").await;
     let foreign = app
-        .call("feedbacks.create", Some(&other_key), json!({"title": "Theirs"}))
+        .call(
+            "feedbacks.create",
+            Some(&other_key),
+            json!({"title": "Theirs"}),
+        )
         .await
         .ok()
         .clone();
@@ -313,8 +323,16 @@ async fn count_is_per_status_with_archived_apart(app: TestApp) {
         json!({"in_review": 0, "in_progress": 0, "planned": 0, "completed": 0, "closed": 0,
                "archived": 0, "total": 0})
     );
-    for status in ["in_review", "in_review", "planned", "planned", "closed", "completed"] {
-        app.feedback(json!({"title": status, "status": status})).await;
+    for status in [
+        "in_review",
+        "in_review",
+        "planned",
+        "planned",
+        "closed",
+        "completed",
+    ] {
+        app.feedback(json!({"title": status, "status": status}))
+            .await;
     }
     let archived_review = app.feedback(json!({"title": "old"})).await;
     app.team_data("feedbacks.archive", json!({"id": archived_review["id"]}))
@@ -322,7 +340,9 @@ async fn count_is_per_status_with_archived_apart(app: TestApp) {
     let source = app
         .feedback(json!({"title": "dup", "status": "planned"}))
         .await;
-    let target = app.feedback(json!({"title": "kept", "status": "in_progress"})).await;
+    let target = app
+        .feedback(json!({"title": "kept", "status": "in_progress"}))
+        .await;
     merge(&app, &source, &target).await;
 
     let (read_only, _) = app.key_with(Role::Member, true).await;
@@ -347,7 +367,10 @@ async fn count_by_board_and_unknown_boards(app: TestApp) {
     app.feedback(json!({"title": "Elsewhere", "status": "closed"}))
         .await;
     let on_board = counts(&app, None, json!({"boardId": board["id"]})).await;
-    assert_eq!((&on_board["closed"], &on_board["total"]), (&json!(1), &json!(1)));
+    assert_eq!(
+        (&on_board["closed"], &on_board["total"]),
+        (&json!(1), &json!(1))
+    );
     let all = counts(&app, None, json!({})).await;
     assert_eq!((&all["closed"], &all["total"]), (&json!(2), &json!(2)));
 
@@ -359,7 +382,11 @@ async fn count_by_board_and_unknown_boards(app: TestApp) {
     .assert_error(404, "Board not found");
     let (_, other_key) = app.other_team("other").await;
     let theirs = app
-        .call("feedback-boards.create", Some(&other_key), json!({"name": "Theirs"}))
+        .call(
+            "feedback-boards.create",
+            Some(&other_key),
+            json!({"name": "Theirs"}),
+        )
         .await
         .ok()
         .clone();

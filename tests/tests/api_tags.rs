@@ -58,7 +58,10 @@ async fn tags_round_trip_through_create_list_update_delete(app: TestApp) {
         field_names(&bug),
         ["color", "createdAt", "id", "name"].into_iter().collect()
     );
-    assert_eq!((&bug["name"], &bug["color"]), (&json!("bug"), &json!("#3B82F6")));
+    assert_eq!(
+        (&bug["name"], &bug["color"]),
+        (&json!("bug"), &json!("#3B82F6"))
+    );
     let alpha = tag(&app, "Alpha", Some("#ff0000")).await;
     assert_eq!(alpha["color"], "#FF0000");
     let list = app.team("tags.list", json!({})).await;
@@ -72,9 +75,15 @@ async fn tags_round_trip_through_create_list_update_delete(app: TestApp) {
         (&json!("Zeta"), &json!("#FF0000"), &alpha["createdAt"])
     );
     let recoloured = app
-        .team_data("tags.update", json!({"id": alpha["id"], "color": "#00ff00"}))
+        .team_data(
+            "tags.update",
+            json!({"id": alpha["id"], "color": "#00ff00"}),
+        )
         .await;
-    assert_eq!((&recoloured["name"], &recoloured["color"]), (&json!("Zeta"), &json!("#00FF00")));
+    assert_eq!(
+        (&recoloured["name"], &recoloured["color"]),
+        (&json!("Zeta"), &json!("#00FF00"))
+    );
     assert_eq!(names(&app).await, ["bug", "Zeta"]);
 
     let deleted = app.team("tags.delete", json!({"id": bug["id"]})).await;
@@ -129,7 +138,9 @@ async fn invalid_tag_input_is_400_and_creates_nothing(app: TestApp) {
         ),
         (json!({"name": "Bug", "color": 5}), "color must be a string"),
     ] {
-        app.team("tags.create", body).await.assert_error(400, message);
+        app.team("tags.create", body)
+            .await
+            .assert_error(400, message);
     }
     assert!(names(&app).await.is_empty());
     let ok = tag(&app, &"é".repeat(50), None).await;
@@ -156,7 +167,11 @@ async fn members_manage_tags_and_read_only_keys_only_list(app: TestApp) {
         .await;
     let bug = created.ok().clone();
     let updated = app
-        .call("tags.update", Some(&member), json!({"id": bug["id"], "color": "#000000"}))
+        .call(
+            "tags.update",
+            Some(&member),
+            json!({"id": bug["id"], "color": "#000000"}),
+        )
         .await;
     assert_eq!(updated.ok()["color"], "#000000");
 
@@ -199,16 +214,26 @@ async fn feedback_update_sets_and_clears_tags_shown_everywhere(app: TestApp) {
         .await;
     assert_eq!(public_info.ok()["tags"], expected);
     let event = app.events_of("feedbacks.update").await.pop().unwrap();
-    assert_eq!(event["data"]["tags"], expected, "the event carries the tags");
+    assert_eq!(
+        event["data"]["tags"], expected,
+        "the event carries the tags"
+    );
 
     // Other changes keep the tags.
     let retitled = app
-        .team_data("feedbacks.update", json!({"id": item["id"], "title": "Darker"}))
+        .team_data(
+            "feedbacks.update",
+            json!({"id": item["id"], "title": "Darker"}),
+        )
         .await;
     assert_eq!(retitled["tags"], expected);
     let (_, token) = app.identify("jane@example.com").await;
     let voted = app
-        .call("public/feedback-votes.create", Some(&token), json!({"feedbackId": item["id"]}))
+        .call(
+            "public/feedback-votes.create",
+            Some(&token),
+            json!({"feedbackId": item["id"]}),
+        )
         .await;
     assert_eq!(voted.status, 200);
     assert_eq!(info_tags(&app, &item).await, expected);
@@ -244,10 +269,16 @@ async fn unknown_or_other_team_tag_ids_are_404_and_change_nothing(app: TestApp) 
         .await
         .assert_error(404, "Tag not found");
     }
-    let now = app.team_data("feedbacks.info", json!({"id": item["id"]})).await;
+    let now = app
+        .team_data("feedbacks.info", json!({"id": item["id"]}))
+        .await;
     assert_eq!(
         (&now["title"], &now["status"], &now["tags"]),
-        (&json!("Export"), &json!("in_review"), &json!([on_feedback(&mine)]))
+        (
+            &json!("Export"),
+            &json!("in_review"),
+            &json!([on_feedback(&mine)])
+        )
     );
     assert_eq!(app.events().await.len(), events_before, "no events");
     // The other team cannot tag our item with its tag either.
@@ -268,7 +299,10 @@ async fn malformed_tag_ids_are_400_naming_the_field(app: TestApp) {
         (json!(["nope"]), "tagIds must be a list of UUIDs"),
         (json!([mine["id"], "x"]), "tagIds must be a list of UUIDs"),
         (json!(5), "tagIds must be a string or a list of strings"),
-        (json!([1, 2]), "tagIds must be a string or a list of strings"),
+        (
+            json!([1, 2]),
+            "tagIds must be a string or a list of strings",
+        ),
     ] {
         app.team(
             "feedbacks.update",
@@ -278,11 +312,19 @@ async fn malformed_tag_ids_are_400_naming_the_field(app: TestApp) {
         .assert_error(400, message);
     }
     let too_many: Vec<String> = (0..101).map(|_| uuid::Uuid::new_v4().to_string()).collect();
-    app.team("feedbacks.update", json!({"id": item["id"], "tagIds": too_many}))
-        .await
-        .assert_error(400, "tagIds must hold at most 100 tags");
-    let now = app.team_data("feedbacks.info", json!({"id": item["id"]})).await;
-    assert_eq!((&now["title"], &now["tags"]), (&json!("Export"), &json!([on_feedback(&mine)])));
+    app.team(
+        "feedbacks.update",
+        json!({"id": item["id"], "tagIds": too_many}),
+    )
+    .await
+    .assert_error(400, "tagIds must hold at most 100 tags");
+    let now = app
+        .team_data("feedbacks.info", json!({"id": item["id"]}))
+        .await;
+    assert_eq!(
+        (&now["title"], &now["tags"]),
+        (&json!("Export"), &json!([on_feedback(&mine)]))
+    );
 }
 
 async fn the_tag_filter_lists_only_tagged_feedback(app: TestApp) {
@@ -302,10 +344,15 @@ async fn the_tag_filter_lists_only_tagged_feedback(app: TestApp) {
         .team("feedbacks.list", json!({"tagId": u["id"], "search": "b"}))
         .await;
     assert_eq!(both.each("title"), ["B"]);
-    let public = app.team("public/feedbacks.list", json!({"tagId": u["id"]})).await;
+    let public = app
+        .team("public/feedbacks.list", json!({"tagId": u["id"]}))
+        .await;
     assert_eq!(public.each("title"), ["C", "B"]);
     let nothing = app
-        .team("feedbacks.list", json!({"tagId": uuid::Uuid::new_v4().to_string()}))
+        .team(
+            "feedbacks.list",
+            json!({"tagId": uuid::Uuid::new_v4().to_string()}),
+        )
         .await;
     assert_eq!(nothing.total(), 0);
     app.team("feedbacks.list", json!({"tagId": "x"}))
@@ -326,9 +373,12 @@ async fn deleting_a_tag_takes_it_off_every_feedback(app: TestApp) {
     let listed = app.team("feedbacks.list", json!({"tagId": t["id"]})).await;
     assert_eq!(listed.total(), 0);
     // The deleted tag can no longer be put on an item.
-    app.team("feedbacks.update", json!({"id": b["id"], "tagIds": [t["id"]]}))
-        .await
-        .assert_error(404, "Tag not found");
+    app.team(
+        "feedbacks.update",
+        json!({"id": b["id"], "tagIds": [t["id"]]}),
+    )
+    .await
+    .assert_error(404, "Tag not found");
 }
 
 async fn renaming_a_tag_shows_on_its_feedback(app: TestApp) {

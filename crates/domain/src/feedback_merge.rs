@@ -82,7 +82,12 @@ impl FeedbackCounts {
 
     /// Every item, archived ones included.
     pub fn total(&self) -> i64 {
-        self.in_review + self.in_progress + self.planned + self.completed + self.closed + self.archived
+        self.in_review
+            + self.in_progress
+            + self.planned
+            + self.completed
+            + self.closed
+            + self.archived
     }
 }
 

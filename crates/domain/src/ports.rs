@@ -523,8 +523,11 @@ pub trait TagStore: Send + Sync {
     async fn insert_tag(&self, tag: &crate::tag::Tag) -> StoreResult<()>;
     /// Every tag of the team, in `tag::sort_full` order.
     async fn tags(&self, team: TeamId) -> StoreResult<Vec<crate::tag::Tag>>;
-    async fn tag(&self, team: TeamId, id: crate::ids::TagId)
-        -> StoreResult<Option<crate::tag::Tag>>;
+    async fn tag(
+        &self,
+        team: TeamId,
+        id: crate::ids::TagId,
+    ) -> StoreResult<Option<crate::tag::Tag>>;
     /// Saves name, color and `updated_at`; `false` when it is gone. Conflict `tag_name` when
     /// another tag of the team has the new name.
     async fn update_tag(&self, tag: &crate::tag::Tag) -> StoreResult<bool>;

@@ -82,7 +82,10 @@ impl TagStore for MemoryStore {
 
     async fn update_tag(&self, tag: &Tag) -> StoreResult<bool> {
         let mut s = self.state();
-        let exists = s.tags.get(&tag.id).is_some_and(|t| t.team_id == tag.team_id);
+        let exists = s
+            .tags
+            .get(&tag.id)
+            .is_some_and(|t| t.team_id == tag.team_id);
         if !exists {
             return Ok(false);
         }
@@ -147,8 +150,7 @@ impl FeedbackCurationStore for MemoryStore {
         events: MergeEvents,
     ) -> StoreResult<MergeOutcome> {
         let mut s = self.state();
-        let (team, source_id, target_id) =
-            (merge.source.team_id, merge.source.id, merge.target.id);
+        let (team, source_id, target_id) = (merge.source.team_id, merge.source.id, merge.target.id);
         let (Some(source), Some(target)) = (s.row(team, source_id), s.row(team, target_id)) else {
             return Ok(MergeOutcome::Missing);
         };

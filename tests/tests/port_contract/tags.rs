@@ -97,7 +97,11 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     let zeta = stored_tag(&*store, team, "zeta", 1).await;
     let alpha = stored_tag(&*store, team, "Alpha", 2).await;
     let theirs = stored_tag(&*store, other, "theirs", 3).await;
-    let item = stored_feedback(&*store, feedback(team, None, creator.id, "item000001", t0())).await;
+    let item = stored_feedback(
+        &*store,
+        feedback(team, None, creator.id, "item000001", t0()),
+    )
+    .await;
     let plain = stored_feedback(
         &*store,
         feedback(team, None, creator.id, "item000002", t0().plus_seconds(1)),
@@ -109,14 +113,22 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     let e1 = event(team, EventKind::FeedbacksUpdate, t0(), 1);
     assert_eq!(
         store
-            .update_feedback_tagged(&changed, &[zeta.id, alpha.id, zeta.id], std::slice::from_ref(&e1))
+            .update_feedback_tagged(
+                &changed,
+                &[zeta.id, alpha.id, zeta.id],
+                std::slice::from_ref(&e1)
+            )
             .await
             .unwrap(),
         Retagged::Saved
     );
     let view = store.feedback(team, item.id).await.unwrap().unwrap();
     assert_eq!(view.feedback.title, "Retitled");
-    assert_eq!(view.tags, refs(&[&alpha, &zeta]), "sorted by name, once each");
+    assert_eq!(
+        view.tags,
+        refs(&[&alpha, &zeta]),
+        "sorted by name, once each"
+    );
     assert_eq!(
         store.feedback(team, plain.id).await.unwrap().unwrap().tags,
         vec![]
@@ -128,12 +140,18 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     for tags in [vec![alpha.id, theirs.id], vec![TagId::new()]] {
         let e = event(team, EventKind::FeedbacksUpdate, t0(), 2);
         assert_eq!(
-            store.update_feedback_tagged(&again, &tags, &[e]).await.unwrap(),
+            store
+                .update_feedback_tagged(&again, &tags, &[e])
+                .await
+                .unwrap(),
             Retagged::UnknownTag
         );
     }
     let view = store.feedback(team, item.id).await.unwrap().unwrap();
-    assert_eq!((view.feedback.title.as_str(), view.tags.len()), ("Retitled", 2));
+    assert_eq!(
+        (view.feedback.title.as_str(), view.tags.len()),
+        ("Retitled", 2)
+    );
     assert_eq!(store.events(team).await.unwrap(), vec![stored(&e1)]);
     let mut gone = plain.clone();
     gone.id = sounding_domain::ids::FeedbackId::new();
@@ -143,7 +161,12 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     );
 
     // The list filter and its views carry the tags.
-    let mut query = list_query(FeedbackScope::Team { include_archived: false }, FeedbackSort::Newest);
+    let mut query = list_query(
+        FeedbackScope::Team {
+            include_archived: false,
+        },
+        FeedbackSort::Newest,
+    );
     query.tag_id = Some(zeta.id);
     let page = store.list_feedback(team, &query).await.unwrap();
     assert_eq!(page.total, 1);
@@ -157,7 +180,10 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     );
     assert_eq!(store.list_feedback(team, &query).await.unwrap().total, 0);
     assert_eq!(
-        store.update_feedback_tagged(&changed, &[], &[]).await.unwrap(),
+        store
+            .update_feedback_tagged(&changed, &[], &[])
+            .await
+            .unwrap(),
         Retagged::Saved
     );
     assert_eq!(
@@ -166,7 +192,10 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     );
     // Deleting a tagged item leaves the tag.
     let e = event(team, EventKind::FeedbacksUpdate, t0(), 3);
-    store.update_feedback_tagged(&changed, &[alpha.id], &[e]).await.unwrap();
+    store
+        .update_feedback_tagged(&changed, &[alpha.id], &[e])
+        .await
+        .unwrap();
     assert!(store.delete_feedback(team, item.id, &[]).await.unwrap());
     assert_eq!(names(&store.tags(team).await.unwrap()), ["Alpha"]);
 }
@@ -201,7 +230,11 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
         feedback(team, None, both.id, "target0001", t0().plus_seconds(1)),
     )
     .await;
-    for (item, voter, n) in [(&source, &both, 1), (&source, &source_only, 2), (&target, &both, 3)] {
+    for (item, voter, n) in [
+        (&source, &both, 1),
+        (&source, &source_only, 2),
+        (&target, &both, 3),
+    ] {
         store
             .cast_vote(team, &vote(item, voter.id, t0().plus_seconds(n)), &[])
             .await
@@ -231,8 +264,14 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
     };
     assert_eq!(merged_target.feedback, merge.target);
     assert_eq!(merged_source.feedback, merge.source);
-    assert_eq!((merged_target.vote_count, merged_target.comment_count), (2, 3));
-    assert_eq!((merged_source.vote_count, merged_source.comment_count), (0, 0));
+    assert_eq!(
+        (merged_target.vote_count, merged_target.comment_count),
+        (2, 3)
+    );
+    assert_eq!(
+        (merged_source.vote_count, merged_source.comment_count),
+        (0, 0)
+    );
     assert_eq!(
         merged_source.feedback.meta,
         *json!({"keep": true, MERGED_INTO_KEY: target.id.to_string()})
@@ -250,18 +289,35 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
         Some(&*merged_source)
     );
     for voter in [&both, &source_only] {
-        let state = store.vote_state(team, target.id, Some(voter.id)).await.unwrap().unwrap();
+        let state = store
+            .vote_state(team, target.id, Some(voter.id))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!((state.count, state.vote.is_some()), (2, true));
         assert_eq!(state.vote.unwrap().feedback_id, target.id);
-        let state = store.vote_state(team, source.id, Some(voter.id)).await.unwrap().unwrap();
+        let state = store
+            .vote_state(team, source.id, Some(voter.id))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!((state.count, state.vote), (0, None));
     }
-    assert_eq!(store.retract_vote(team, target.id, both.id).await.unwrap(), Some(1));
+    assert_eq!(
+        store.retract_vote(team, target.id, both.id).await.unwrap(),
+        Some(1)
+    );
     let all = comment_query(true, CommentSort::CreatedAt, Direction::Asc);
     let moved = store.comments(team, target.id, &all).await.unwrap();
     assert_eq!(moved.total, 3);
-    assert!(moved.items.iter().all(|c| c.comment.feedback_id == target.id));
-    assert_eq!(store.comments(team, source.id, &all).await.unwrap().total, 0);
+    assert!(moved
+        .items
+        .iter()
+        .all(|c| c.comment.feedback_id == target.id));
+    assert_eq!(
+        store.comments(team, source.id, &all).await.unwrap().total,
+        0
+    );
     let followers = store.followers(team, target.id).await.unwrap();
     for s in [&creator, &both, &source_only, &follower] {
         assert_eq!(
@@ -282,8 +338,14 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
     assert_eq!(
         payloads,
         [
-            (json!(target.id.to_string()), json!({"votes": 2, "comments": 3})),
-            (json!(source.id.to_string()), json!({"votes": 0, "comments": 0})),
+            (
+                json!(target.id.to_string()),
+                json!({"votes": 2, "comments": 3})
+            ),
+            (
+                json!(source.id.to_string()),
+                json!({"votes": 0, "comments": 0})
+            ),
         ]
     );
 }
@@ -292,8 +354,16 @@ pub async fn merge_refuses_missing_or_archived_items_and_writes_nothing(store: A
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
     let creator = subscriber(&*store, team, "creator@example.com").await;
-    let source = stored_feedback(&*store, feedback(team, None, creator.id, "source0001", t0())).await;
-    let target = stored_feedback(&*store, feedback(team, None, creator.id, "target0001", t0())).await;
+    let source = stored_feedback(
+        &*store,
+        feedback(team, None, creator.id, "source0001", t0()),
+    )
+    .await;
+    let target = stored_feedback(
+        &*store,
+        feedback(team, None, creator.id, "target0001", t0()),
+    )
+    .await;
     let mut archived = feedback(team, None, creator.id, "archiv0001", t0());
     archived.archived_at = Some(t0());
     let archived = stored_feedback(&*store, archived).await;
@@ -302,8 +372,11 @@ pub async fn merge_refuses_missing_or_archived_items_and_writes_nothing(store: A
         .await
         .unwrap();
     let theirs_creator = subscriber(&*store, other, "x@example.com").await;
-    let theirs =
-        stored_feedback(&*store, feedback(other, None, theirs_creator.id, "their00001", t0())).await;
+    let theirs = stored_feedback(
+        &*store,
+        feedback(other, None, theirs_creator.id, "their00001", t0()),
+    )
+    .await;
     let mut gone = target.clone();
     gone.id = sounding_domain::ids::FeedbackId::new();
     let mut foreign = theirs.clone();
@@ -318,7 +391,10 @@ pub async fn merge_refuses_missing_or_archived_items_and_writes_nothing(store: A
         (&archived, &target, MergeOutcome::Archived),
     ] {
         let merge = FeedbackMerge::new(s.clone(), t.clone(), now);
-        assert_eq!(store.merge_feedback(&merge, merge_events).await.unwrap(), expected);
+        assert_eq!(
+            store.merge_feedback(&merge, merge_events).await.unwrap(),
+            expected
+        );
     }
     let unchanged = store.feedback(team, source.id).await.unwrap().unwrap();
     assert_eq!((unchanged.feedback, unchanged.vote_count), (source, 1));
@@ -350,7 +426,11 @@ pub async fn counts_are_per_status_with_archived_apart(store: Arc<dyn Store>) {
         stored_feedback(&*store, f).await;
     }
     let other_creator = subscriber(&*store, other, "o@example.com").await;
-    stored_feedback(&*store, feedback(other, None, other_creator.id, "other00001", t0())).await;
+    stored_feedback(
+        &*store,
+        feedback(other, None, other_creator.id, "other00001", t0()),
+    )
+    .await;
 
     let all = store.count_feedback(team, None).await.unwrap();
     assert_eq!(

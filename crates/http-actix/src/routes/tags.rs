@@ -7,7 +7,9 @@ use crate::{
     auth::TeamCaller,
     dto::{
         common::{DeletedResponse, ErrorBody, NoParams},
-        tag::{CreateTagParams, TagDto, TagIdParams, TagListResponse, TagResponse, UpdateTagParams},
+        tag::{
+            CreateTagParams, TagDto, TagIdParams, TagListResponse, TagResponse, UpdateTagParams,
+        },
     },
     error::ApiError,
     params::Params,
@@ -83,8 +85,14 @@ pub async fn update(
     Params(params): Params<UpdateTagParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, input) = params.into_parts();
-    let tag =
-        tags::update_tag(&*state.store, &*state.clock, &caller.0, id.as_deref(), input).await?;
+    let tag = tags::update_tag(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        id.as_deref(),
+        input,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(TagResponse::from(&tag)))
 }
 

@@ -80,7 +80,12 @@ pub(crate) fn tags_of_items<'a>(
         .inner_join(tags::table)
         .filter(feedback_tags::team_id.eq(team))
         .filter(feedback_tags::feedback_id.eq_any(items))
-        .select((feedback_tags::feedback_id, tags::id, tags::name, tags::color))
+        .select((
+            feedback_tags::feedback_id,
+            tags::id,
+            tags::name,
+            tags::color,
+        ))
         .load(conn)?;
     let mut by_item: HashMap<String, Vec<TagRef>> = HashMap::new();
     for (item, id, name, color) in rows {
@@ -115,7 +120,9 @@ impl TagStore for DieselStore {
         self.run(move |conn| {
             write_tx(conn, |conn| {
                 // A taken name violates `tags_team_id_name_key_key`, reported as `tag_name`.
-                diesel::insert_into(tags::table).values(&row).execute(conn)?;
+                diesel::insert_into(tags::table)
+                    .values(&row)
+                    .execute(conn)?;
                 Ok(())
             })
         })

@@ -176,9 +176,11 @@ impl FeedbackCurationStore for DieselStore {
                         ),
                 )
                 .execute(conn)?;
-                diesel::update(feedback_votes::table.filter(feedback_votes::feedback_id.eq(&source)))
-                    .set(feedback_votes::feedback_id.eq(&target))
-                    .execute(conn)?;
+                diesel::update(
+                    feedback_votes::table.filter(feedback_votes::feedback_id.eq(&source)),
+                )
+                .set(feedback_votes::feedback_id.eq(&target))
+                .execute(conn)?;
                 diesel::delete(
                     feedback_follows::table
                         .filter(feedback_follows::feedback_id.eq(&source))
@@ -215,14 +217,15 @@ impl FeedbackCurationStore for DieselStore {
                     .select(FeedbackRow::as_select())
                     .load(conn)?;
                 let mut views = views(conn, &team, rows)?;
-                let position = |id: &str| views.iter().position(|v| v.feedback.id.to_string() == id);
+                let position =
+                    |id: &str| views.iter().position(|v| v.feedback.id.to_string() == id);
                 let (Some(t), Some(_)) = (position(&target), position(&source)) else {
                     return Err(DbError::corrupt("feedback", "merged item vanished"));
                 };
                 let target_view = views.remove(t);
-                let source_view = views.pop().ok_or_else(|| {
-                    DbError::corrupt("feedback", "merged item vanished")
-                })?;
+                let source_view = views
+                    .pop()
+                    .ok_or_else(|| DbError::corrupt("feedback", "merged item vanished"))?;
                 insert_events(conn, &events(&target_view, &source_view))?;
                 Ok(MergeOutcome::Merged {
                     target: Box::new(target_view),

@@ -188,6 +188,21 @@ mod tests {
             .execute(&mut conn)
             .unwrap();
         }
+        let tags: Vec<String> = ["Bug", "Idea"]
+            .iter()
+            .map(|name| {
+                let id = uuid::Uuid::now_v7().to_string();
+                diesel::sql_query(format!(
+                    "INSERT INTO tags (id, team_id, name, name_key, color, created_at, \
+                     updated_at) VALUES ('{id}', '{team}', '{name}', '{}', '#3B82F6', \
+                     '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+                    name.to_lowercase()
+                ))
+                .execute(&mut conn)
+                .unwrap();
+                id
+            })
+            .collect();
         let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
         for n in 0..60_i64 {
             let f = Feedback {
@@ -212,6 +227,16 @@ mod tests {
                 .values(&FeedbackRow::new_item(&f).unwrap())
                 .execute(&mut conn)
                 .unwrap();
+            // Two tags on every item: the page's tags still come in one statement.
+            for tag in &tags {
+                diesel::sql_query(format!(
+                    "INSERT INTO feedback_tags (feedback_id, tag_id, team_id) \
+                     VALUES ('{}', '{tag}', '{team}')",
+                    f.id
+                ))
+                .execute(&mut conn)
+                .unwrap();
+            }
         }
         for sort in [
             FeedbackSort::Newest,
@@ -233,6 +258,7 @@ mod tests {
                 let page = list(&mut conn, &team.to_string(), &query).unwrap();
                 assert_eq!((page.items.len() as i64, page.total), (limit, 60));
                 assert!(page.items.iter().all(|v| v.board.is_some()));
+                assert!(page.items.iter().all(|v| v.tags.len() == 2));
                 assert_eq!(
                     statements.load(Ordering::SeqCst),
                     5,

@@ -295,7 +295,8 @@ pub(super) fn views(
             std::iter::once(r.creator_id.as_str()).chain(r.last_modified_by_id.as_deref())
         }),
     )?;
-    let mut tags = super::super::tags::tags_of_items(conn, team, rows.iter().map(|r| r.id.as_str()))?;
+    let mut tags =
+        super::super::tags::tags_of_items(conn, team, rows.iter().map(|r| r.id.as_str()))?;
     rows.into_iter()
         .map(|row| {
             let tags = tags.remove(&row.id).unwrap_or_default();
