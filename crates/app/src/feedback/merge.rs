@@ -112,3 +112,145 @@ pub async fn count_feedback(
     };
     Ok(store.count_feedback(caller.team_id, board).await?)
 }
+
+#[cfg(test)]
+mod tests {
+    use sounding_domain::{
+        access::Role,
+        ports::{FeedbackStore, OutboxStore},
+        DomainError, Timestamp,
+    };
+    use sounding_store_memory::MemoryStore;
+
+    use super::*;
+    use crate::{
+        feedback::{archive_feedback, create_feedback, NewFeedbackInput},
+        teams::{create_team, NewTeam},
+    };
+
+    struct Fixed;
+    impl Clock for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+        }
+    }
+
+    async fn owner(store: &MemoryStore) -> KeyHolder {
+        let created = create_team(
+            store,
+            &Fixed,
+            NewTeam {
+                name: "Acme".into(),
+                subdomain: "acme".into(),
+                owner_email: Some("boss@acme.io".into()),
+            },
+        )
+        .await
+        .unwrap();
+        KeyHolder {
+            team_id: created.team.id,
+            key_id: created.key.id,
+            user_id: created.owner.id,
+            role: created.owner.role,
+            read_only: false,
+        }
+    }
+
+    async fn item(store: &MemoryStore, caller: &KeyHolder, title: &str) -> FeedbackView {
+        let input = NewFeedbackInput {
+            title: Some(title.into()),
+            ..Default::default()
+        };
+        create_feedback(store, &Fixed, caller, input).await.unwrap()
+    }
+
+    fn input(source: &FeedbackView, target: &FeedbackView) -> MergeInput {
+        MergeInput {
+            id: Some(source.feedback.id.to_string()),
+            target_id: Some(target.feedback.id.to_string()),
+        }
+    }
+
+    #[tokio::test]
+    async fn refusals_come_before_any_write() {
+        let store = MemoryStore::new();
+        let owner = owner(&store).await;
+        let a = item(&store, &owner, "A").await;
+        let b = item(&store, &owner, "B").await;
+        let c = item(&store, &owner, "C").await;
+        archive_feedback(&store, &Fixed, &owner, Some(&c.feedback.id.to_string()))
+            .await
+            .unwrap();
+        let events = store.events(owner.team_id).await.unwrap().len();
+
+        let member = KeyHolder {
+            role: Role::Member,
+            ..owner.clone()
+        };
+        assert_eq!(
+            merge_feedback(&store, &Fixed, &member, input(&a, &b))
+                .await
+                .unwrap_err(),
+            AppError::Domain(DomainError::Forbidden(
+                "The member role cannot manage feedback merges".into()
+            ))
+        );
+        for (source, target, message) in [
+            (
+                &a,
+                &a,
+                "targetId must differ from id: an item cannot be merged into itself",
+            ),
+            (
+                &a,
+                &c,
+                "targetId names an archived feedback; merge into an active one",
+            ),
+            (
+                &c,
+                &a,
+                "id names an archived feedback; restore it before merging",
+            ),
+        ] {
+            assert_eq!(
+                merge_feedback(&store, &Fixed, &owner, input(source, target))
+                    .await
+                    .unwrap_err(),
+                AppError::invalid(message)
+            );
+        }
+        let stored = store.feedback(owner.team_id, a.feedback.id).await.unwrap();
+        assert_eq!(stored.unwrap().feedback.archived_at, None);
+        assert_eq!(store.events(owner.team_id).await.unwrap().len(), events);
+    }
+
+    #[tokio::test]
+    async fn a_merge_returns_both_items_and_announces_both() {
+        let store = MemoryStore::new();
+        let owner = owner(&store).await;
+        let a = item(&store, &owner, "A").await;
+        let b = item(&store, &owner, "B").await;
+        let merged = merge_feedback(&store, &Fixed, &owner, input(&a, &b))
+            .await
+            .unwrap();
+        assert_eq!(merged.target.feedback.id, b.feedback.id);
+        assert_eq!(merged.source.feedback.archived_at, Some(Fixed.now()));
+        let events = store.events(owner.team_id).await.unwrap();
+        let last: Vec<(&str, &serde_json::Value)> = events[events.len() - 2..]
+            .iter()
+            .map(|e| (e.kind.as_str(), &e.payload["feedbackId"]))
+            .collect();
+        assert_eq!(
+            last,
+            [
+                ("feedbacks.update", &b.feedback.id.to_string().into()),
+                ("feedbacks.update", &a.feedback.id.to_string().into()),
+            ]
+        );
+        let counts = count_feedback(&store, &owner, None).await.unwrap();
+        assert_eq!(
+            (counts.in_review, counts.archived, counts.total()),
+            (1, 1, 2)
+        );
+    }
+}

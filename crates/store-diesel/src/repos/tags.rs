@@ -101,16 +101,27 @@ pub(crate) fn tags_of_items<'a>(
     Ok(by_item)
 }
 
-/// How many of `ids` are tags of the team.
+/// How many of `ids` are tags of the team. On PostgreSQL the tags found are held (`FOR KEY
+/// SHARE`) until the transaction ends, so none can be deleted before the caller's rows that
+/// reference them are in.
 pub(crate) fn known_tags(conn: &mut DbConnection, team: &str, ids: &[String]) -> DbResult<i64> {
     if ids.is_empty() {
         return Ok(0);
     }
-    Ok(tags::table
-        .filter(tags::team_id.eq(team))
-        .filter(tags::id.eq_any(ids))
-        .count()
-        .get_result(conn)?)
+    // Built per arm: the locking clause is PostgreSQL's.
+    macro_rules! found {
+        () => {
+            tags::table
+                .filter(tags::team_id.eq(team))
+                .filter(tags::id.eq_any(ids))
+                .select(tags::id)
+        };
+    }
+    let found: Vec<String> = match conn {
+        DbConnection::Postgresql(inner) => found!().for_key_share().load(inner)?,
+        DbConnection::Sqlite(inner) => found!().load(inner)?,
+    };
+    Ok(i64::try_from(found.len()).unwrap_or(i64::MAX))
 }
 
 #[async_trait]
