@@ -1,7 +1,8 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
 //! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
-//! `documents.rs` for documents and their reactions) run against every adapter — the
+//! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts) run
+//! against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
@@ -16,6 +17,8 @@ mod notifications;
 mod roadmaps;
 #[path = "port_contract/story.rs"]
 mod story;
+#[path = "port_contract/tags.rs"]
+mod tags;
 #[path = "port_contract/topics.rs"]
 mod topics;
 #[path = "port_contract/webhooks.rs"]
@@ -185,5 +188,12 @@ port_contract!(
         concurrent_identical_reactions_count_once,
         deleting_a_document_removes_its_reactions,
         document_lists_filter_search_sort_page_and_fill_the_viewer_s_reactions,
+    ],
+    tags: [
+        tag_names_are_unique_per_team_ignoring_case,
+        retagging_replaces_tags_with_the_fields_and_events,
+        merging_moves_votes_once_comments_and_follows_and_recounts,
+        merge_refuses_missing_or_archived_items_and_writes_nothing,
+        counts_are_per_status_with_archived_apart,
     ],
 );

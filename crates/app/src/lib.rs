@@ -12,6 +12,7 @@ pub mod feedback_comments;
 pub mod feedback_votes;
 pub mod roadmaps;
 pub mod subscribers;
+pub mod tags;
 pub mod teams;
 pub mod topics;
 pub mod wire;

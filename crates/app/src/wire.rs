@@ -12,11 +12,12 @@ use sounding_domain::{
     meta::Meta,
     slug,
     subscriber::Subscriber,
+    tag::TagRef,
     topic::{StageRef, TopicView},
     topic_comment::{CommentThread, TopicCommentView},
     topic_vote::TopicVote,
     BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, RoadmapId, StageId, SubscriberId,
-    TeamId, Timestamp, TopicCommentId, TopicId, TopicVoteId,
+    TagId, TeamId, Timestamp, TopicCommentId, TopicId, TopicVoteId,
 };
 
 /// A subscriber as shown with the things they wrote.
@@ -62,14 +63,26 @@ impl From<&BoardRef> for BoardSummary {
     }
 }
 
-/// A tag on a feedback item (tags arrive with the team administration operations).
+/// A tag on a feedback item: `{id, name, color}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TagJson {
-    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
-    pub id: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
+    pub id: TagId,
     pub name: String,
-    pub color: Option<String>,
+    /// `#RRGGBB`.
+    #[cfg_attr(feature = "openapi", schema(example = "#3B82F6"))]
+    pub color: String,
+}
+
+impl From<&TagRef> for TagJson {
+    fn from(t: &TagRef) -> Self {
+        Self {
+            id: t.id,
+            name: t.name.clone(),
+            color: t.color.clone(),
+        }
+    }
 }
 
 /// A feedback item.
@@ -110,6 +123,7 @@ pub struct FeedbackJson {
     pub feedback_votes_count: i64,
     /// Comments (public and private), counted live.
     pub feedback_comments_count: i64,
+    /// `{id, name, color}` of each tag, by name ignoring case; `[]` when none.
     pub tags: Vec<TagJson>,
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub meta: Meta,
@@ -149,7 +163,7 @@ impl From<&FeedbackView> for FeedbackJson {
             team_id: f.team_id,
             feedback_votes_count: view.vote_count,
             feedback_comments_count: view.comment_count,
-            tags: Vec::new(),
+            tags: view.tags.iter().map(TagJson::from).collect(),
             meta: f.meta.clone(),
             published_at: f.published_at,
             created_at: f.created_at,

@@ -66,6 +66,7 @@ pub enum AdminArea {
     Roadmaps,
     Stages,
     Automation,
+    FeedbackMerges,
 }
 
 impl AdminArea {
@@ -78,6 +79,7 @@ impl AdminArea {
             AdminArea::Roadmaps => "roadmaps",
             AdminArea::Stages => "stages",
             AdminArea::Automation => "automation",
+            AdminArea::FeedbackMerges => "feedback merges",
         }
     }
 }

@@ -19,6 +19,7 @@ pub enum Entity {
     ApiKey,
     User,
     Document,
+    Tag,
 }
 
 impl fmt::Display for Entity {
@@ -37,6 +38,7 @@ impl fmt::Display for Entity {
             Entity::ApiKey => "API key",
             Entity::User => "User",
             Entity::Document => "Document",
+            Entity::Tag => "Tag",
         })
     }
 }

@@ -5,11 +5,12 @@ use serde_json::Value;
 
 use crate::{
     error::{DomainError, DomainResult},
-    ids::{BoardId, FeedbackId, SubscriberId, TeamId},
+    ids::{BoardId, FeedbackId, SubscriberId, TagId, TeamId},
     meta::{self, Meta},
     page::PageRequest,
     slug,
     subscriber::Subscriber,
+    tag::TagRef,
     text,
     timestamp::Timestamp,
 };
@@ -145,6 +146,8 @@ pub struct FeedbackView {
     pub last_modified_by: Option<Subscriber>,
     pub vote_count: i64,
     pub comment_count: i64,
+    /// Its tags, in `tag::sort_tags` order.
+    pub tags: Vec<TagRef>,
 }
 
 impl FeedbackView {
@@ -200,6 +203,8 @@ pub struct FeedbackQuery {
     /// Any of these statuses; all when empty.
     pub statuses: Vec<FeedbackStatus>,
     pub board_id: Option<BoardId>,
+    /// Only items carrying this tag.
+    pub tag_id: Option<TagId>,
     /// Lowercase; matched as a substring of the lowercased title and text.
     pub search: Option<String>,
     /// Start of the trending window (`now` minus [`TRENDING_WINDOW_SECONDS`]).

@@ -71,6 +71,7 @@ id_type!(
     DeliveryId,
     NotificationId,
     DocumentId,
+    TagId,
 );
 
 /// Parses a UUID in its hyphenated form, the only form the API hands out.

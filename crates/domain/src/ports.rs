@@ -66,6 +66,8 @@ pub mod conflicts {
     pub const DELIVERY_IN_FLIGHT: &str = "delivery_in_flight";
     /// A document's `urlId` is taken in the team (the use case draws another).
     pub const DOCUMENT_URL_ID: &str = "document_url_id";
+    /// A tag's name is taken in the team, ignoring case.
+    pub const TAG_NAME: &str = "tag_name";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -399,6 +401,8 @@ pub trait Store:
     + SettingsStore
     + NotificationStore
     + DocumentStore
+    + TagStore
+    + FeedbackCurationStore
 {
 }
 
@@ -415,6 +419,8 @@ impl<T> Store for T where
         + SettingsStore
         + NotificationStore
         + DocumentStore
+        + TagStore
+        + FeedbackCurationStore
 {
 }
 
@@ -538,6 +544,8 @@ pub trait NotificationStore: Send + Sync {
         which: &crate::notification::MarkRead,
         at: Timestamp,
     ) -> StoreResult<i64>;
+}
+
 /// Documents and their emoji reactions. No events: documents are content, not feedback.
 /// Reading a document (or a page of them) also reads its reaction counts and, for a viewer,
 /// the viewer's own reactions, in a constant number of statements.
@@ -591,4 +599,64 @@ pub trait DocumentStore: Send + Sync {
         react: bool,
         at: Timestamp,
     ) -> StoreResult<Option<crate::document::ReactionState>>;
+}
+
+/// The team's tags. Names are unique per team ignoring case (`tag::name_key`).
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait TagStore: Send + Sync {
+    /// Conflict `tag_name` (nothing written) when the team has a tag of that name in any case.
+    async fn insert_tag(&self, tag: &crate::tag::Tag) -> StoreResult<()>;
+    /// Every tag of the team, in `tag::sort_full` order.
+    async fn tags(&self, team: TeamId) -> StoreResult<Vec<crate::tag::Tag>>;
+    async fn tag(
+        &self,
+        team: TeamId,
+        id: crate::ids::TagId,
+    ) -> StoreResult<Option<crate::tag::Tag>>;
+    /// Saves name, color and `updated_at`; `false` when it is gone. Conflict `tag_name` when
+    /// another tag of the team has the new name.
+    async fn update_tag(&self, tag: &crate::tag::Tag) -> StoreResult<bool>;
+    /// Removes the tag and takes it off every item; `false` when there was none.
+    async fn delete_tag(&self, team: TeamId, id: crate::ids::TagId) -> StoreResult<bool>;
+}
+
+/// What `update_feedback_tagged` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retagged {
+    Saved,
+    /// The item is gone (nothing written).
+    FeedbackGone,
+    /// A tag id is not one of the team's tags (nothing written).
+    UnknownTag,
+}
+
+/// Whole-item curation by the team: saving an item with a new set of tags, merging an item
+/// into another, counting items per status.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait FeedbackCurationStore: Send + Sync {
+    /// `update_feedback` that also replaces the item's tags with `tags` (all of the item's
+    /// team; empty clears them), in the same transaction as the fields and the events.
+    async fn update_feedback_tagged(
+        &self,
+        feedback: &Feedback,
+        tags: &[crate::ids::TagId],
+        events: &[NewEvent],
+    ) -> StoreResult<Retagged>;
+    /// In one transaction: saves both items' fields (as `update_feedback`), moves the
+    /// source's votes, comments and follows to the target (a subscriber's vote or follow on
+    /// both is kept once, the target's), sets both items' counts to their rows, then appends
+    /// `events` built from both items as they are after the merge.
+    async fn merge_feedback(
+        &self,
+        merge: &crate::feedback_merge::FeedbackMerge,
+        events: crate::feedback_merge::MergeEvents,
+    ) -> StoreResult<crate::feedback_merge::MergeOutcome>;
+    /// The team's items per status (on `board` only, when given), archived ones apart.
+    async fn count_feedback(
+        &self,
+        team: TeamId,
+        board: Option<BoardId>,
+    ) -> StoreResult<crate::feedback_merge::FeedbackCounts>;
 }

@@ -26,8 +26,8 @@ use crate::{
     },
     routes::{
         automation, document_reactions, documents, feedback_boards, feedback_comments,
-        feedback_csv, feedback_votes, feedbacks, health, notifications, roadmaps, stages,
-        subscribers, teams, topic_comments, topic_votes, topics,
+        feedback_csv, feedback_merge, feedback_votes, feedbacks, health, notifications, roadmaps,
+        stages, subscribers, tags, teams, topic_comments, topic_votes, topics,
     },
 };
 
@@ -125,6 +125,12 @@ by each server instance.";
         documents::public_list,
         document_reactions::create,
         document_reactions::delete,
+        tags::create,
+        tags::list,
+        tags::update,
+        tags::delete,
+        feedback_merge::merge,
+        feedback_merge::count,
         health::healthz,
         health::readyz,
     ),
@@ -145,6 +151,7 @@ by each server instance.";
         (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
         (name = "notifications", description = "What subscribers are told about the feedback and topics they follow."),
         (name = "documents", description = "Help articles and announcements, and subscribers' emoji reactions to them."),
+        (name = "tags", description = "Coloured labels the team puts on feedback."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -367,7 +374,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 73);
+        assert_eq!(operations.len(), 79);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -110,6 +110,11 @@ const UNIQUE_RULES: &[(&str, &str, &str)] = &[
         "documents.team_id, documents.url_id",
         conflicts::DOCUMENT_URL_ID,
     ),
+    (
+        "tags_team_id_name_key_key",
+        "tags.team_id, tags.name_key",
+        conflicts::TAG_NAME,
+    ),
 ];
 
 fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {

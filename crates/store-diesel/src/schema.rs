@@ -276,6 +276,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    tags (id) {
+        id -> Text,
+        team_id -> Text,
+        name -> Text,
+        name_key -> Text,
+        color -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    feedback_tags (feedback_id, tag_id) {
+        feedback_id -> Text,
+        tag_id -> Text,
+        team_id -> Text,
+    }
+}
+
 diesel::joinable!(team_users -> teams (team_id));
 diesel::joinable!(api_keys -> team_users (user_id));
 diesel::joinable!(subscribers -> teams (team_id));
@@ -314,6 +334,9 @@ diesel::joinable!(topic_visits -> topics (topic_id));
 diesel::joinable!(outbox_events -> teams (team_id));
 diesel::joinable!(webhooks -> teams (team_id));
 diesel::joinable!(webhook_deliveries -> teams (team_id));
+diesel::joinable!(tags -> teams (team_id));
+diesel::joinable!(feedback_tags -> feedback (feedback_id));
+diesel::joinable!(feedback_tags -> tags (tag_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     teams,
@@ -337,6 +360,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     settings,
     notifications,
+    tags,
+    feedback_tags,
 );
 
 // Documents and their reactions (migration 2026-11-25-000001_documents).

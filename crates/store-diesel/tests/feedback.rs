@@ -156,6 +156,7 @@ fn query(scope: FeedbackScope, sort: FeedbackSort) -> FeedbackQuery {
         sort,
         statuses: Vec::new(),
         board_id: None,
+        tag_id: None,
         search: None,
         trending_since: t0(),
         page: PageRequest {
@@ -225,6 +226,7 @@ async fn an_item_reads_back_as_written_with_its_board_and_people(env: Env) {
         last_modified_by: Some(editor.clone()),
         vote_count: 0,
         comment_count: 0,
+        tags: Vec::new(),
     };
     assert_eq!(
         store.feedback(a, f.id).await.unwrap(),

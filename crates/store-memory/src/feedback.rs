@@ -11,7 +11,7 @@ use sounding_domain::{
     },
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
-    ids::{FeedbackId, SubscriberId, TeamId},
+    ids::{FeedbackId, SubscriberId, TagId, TeamId},
     page::{PageRequest, Paged},
     ports::{conflicts, FeedbackStore, StoreError, StoreResult},
     subscriber::Subscriber,
@@ -24,16 +24,18 @@ use crate::{MemoryStore, State};
 pub(crate) struct FeedbackRow {
     pub(crate) feedback: Feedback,
     /// In the order they were cast.
-    votes: Vec<FeedbackVote>,
+    pub(crate) votes: Vec<FeedbackVote>,
     /// In the order they were written.
-    comments: Vec<FeedbackComment>,
+    pub(crate) comments: Vec<FeedbackComment>,
     /// In the order they were made.
-    follows: Vec<Follow>,
+    pub(crate) follows: Vec<Follow>,
+    /// The team's tags it carries (see `tags.rs`).
+    pub(crate) tags: Vec<TagId>,
 }
 
-struct Follow {
-    subscriber: SubscriberId,
-    since: Timestamp,
+pub(crate) struct Follow {
+    pub(crate) subscriber: SubscriberId,
+    pub(crate) since: Timestamp,
 }
 
 impl FeedbackRow {
@@ -46,15 +48,16 @@ impl FeedbackRow {
             feedback,
             votes: Vec::new(),
             comments: Vec::new(),
+            tags: Vec::new(),
         }
     }
 
-    fn vote_count(&self) -> i64 {
+    pub(crate) fn vote_count(&self) -> i64 {
         count(self.votes.len())
     }
 
     /// Starts following (a no-op, keeping the first time, when already following).
-    fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
+    pub(crate) fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
         if !self.follows.iter().any(|f| f.subscriber == subscriber) {
             self.follows.push(Follow { subscriber, since });
         }
@@ -94,13 +97,13 @@ fn newest_first(a: &Feedback, b: &Feedback) -> Ordering {
 }
 
 impl State {
-    fn row(&self, team: TeamId, id: FeedbackId) -> Option<&FeedbackRow> {
+    pub(crate) fn row(&self, team: TeamId, id: FeedbackId) -> Option<&FeedbackRow> {
         self.feedback
             .get(&id)
             .filter(|r| r.feedback.team_id == team)
     }
 
-    fn row_mut(&mut self, team: TeamId, id: FeedbackId) -> Option<&mut FeedbackRow> {
+    pub(crate) fn row_mut(&mut self, team: TeamId, id: FeedbackId) -> Option<&mut FeedbackRow> {
         self.feedback
             .get_mut(&id)
             .filter(|r| r.feedback.team_id == team)
@@ -114,7 +117,7 @@ impl State {
             .cloned()
     }
 
-    fn feedback_view(&self, row: &FeedbackRow) -> FeedbackView {
+    pub(crate) fn feedback_view(&self, row: &FeedbackRow) -> FeedbackView {
         let f = &row.feedback;
         let board = f
             .board_id
@@ -135,10 +138,11 @@ impl State {
                 .and_then(|id| self.team_subscriber(f.team_id, id)),
             vote_count: row.vote_count(),
             comment_count: count(row.comments.len()),
+            tags: self.tag_refs(f.team_id, &row.tags),
         }
     }
 
-    fn url_id_taken(&self, team: TeamId, url_id: &str, except: FeedbackId) -> bool {
+    pub(crate) fn url_id_taken(&self, team: TeamId, url_id: &str, except: FeedbackId) -> bool {
         self.feedback.values().any(|r| {
             r.feedback.team_id == team && r.feedback.url_id == url_id && r.feedback.id != except
         })
@@ -162,6 +166,7 @@ impl State {
         in_scope
             && (query.statuses.is_empty() || query.statuses.contains(&f.status))
             && query.board_id.is_none_or(|id| f.board_id == Some(id))
+            && query.tag_id.is_none_or(|id| row.tags.contains(&id))
             && query
                 .search
                 .as_deref()

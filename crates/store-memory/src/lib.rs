@@ -6,6 +6,7 @@ mod documents;
 mod feedback;
 mod notifications;
 mod roadmaps;
+mod tags;
 mod topics;
 mod webhooks;
 
@@ -61,6 +62,8 @@ struct State {
     notifications: Vec<sounding_domain::notification::Notification>,
     /// Documents, each with its reactions (removed with it).
     documents: HashMap<sounding_domain::ids::DocumentId, documents::DocumentRow>,
+    /// Tags; the items carrying one list its id (`feedback::FeedbackRow::tags`).
+    tags: HashMap<sounding_domain::ids::TagId, sounding_domain::tag::Tag>,
 }
 
 #[derive(Default)]

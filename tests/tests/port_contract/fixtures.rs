@@ -184,6 +184,7 @@ pub fn list_query(scope: FeedbackScope, sort: FeedbackSort) -> FeedbackQuery {
         sort,
         statuses: Vec::new(),
         board_id: None,
+        tag_id: None,
         search: None,
         trending_since: t0(),
         page: everything(),

@@ -748,6 +748,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
         last_modified_by: Some(editor.clone()),
         vote_count: 0,
         comment_count: 0,
+        tags: Vec::new(),
     };
     assert_eq!(
         store.feedback(team, item.id).await.unwrap(),
@@ -783,6 +784,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
             last_modified_by: None,
             vote_count: 0,
             comment_count: 0,
+            tags: Vec::new(),
         }
     );
 
@@ -967,6 +969,7 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
             last_modified_by: Some(editor.clone()),
             vote_count: 1,
             comment_count: 1,
+            tags: Vec::new(),
         }
     );
     assert!(store

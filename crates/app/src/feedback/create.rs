@@ -108,6 +108,7 @@ pub async fn create_feedback(
         last_modified_by: None,
         vote_count: 0,
         comment_count: 0,
+        tags: Vec::new(),
     };
     insert_new(store, view, |v| {
         vec![feedback_event(EventKind::NewFeedback, v, now, &[])]
@@ -168,6 +169,7 @@ pub async fn create_public_feedback(
         last_modified_by: None,
         vote_count: 0,
         comment_count: 0,
+        tags: Vec::new(),
     };
     insert_new(store, view, |v| {
         vec![

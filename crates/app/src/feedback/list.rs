@@ -10,7 +10,7 @@ use sounding_domain::{
     },
     page::{PageRequest, Paged},
     ports::{Clock, Store},
-    BoardId,
+    BoardId, TagId,
 };
 
 use crate::error::AppResult;
@@ -25,6 +25,8 @@ pub struct FeedbackListInput {
     /// Any of these statuses; every status when empty.
     pub statuses: Vec<String>,
     pub board_id: Option<String>,
+    /// Only items carrying this tag.
+    pub tag_id: Option<String>,
     pub search: Option<String>,
     pub limit: Option<i64>,
     pub offset: Option<i64>,
@@ -54,6 +56,11 @@ fn query(
             .board_id
             .as_deref()
             .map(|raw| BoardId::parse("boardId", raw))
+            .transpose()?,
+        tag_id: input
+            .tag_id
+            .as_deref()
+            .map(|raw| TagId::parse("tagId", raw))
             .transpose()?,
         search: search_term(input.search.as_deref())?,
         trending_since: clock.now().plus_seconds(-TRENDING_WINDOW_SECONDS),

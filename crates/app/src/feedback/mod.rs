@@ -6,6 +6,7 @@ mod delete;
 mod follow;
 mod info;
 mod list;
+mod merge;
 mod moderate;
 mod update;
 
@@ -14,6 +15,7 @@ pub use delete::{delete_feedback, delete_public_feedback};
 pub use follow::{follow_feedback, unfollow_feedback};
 pub use info::{feedback_info, public_feedback_info, FeedbackLookup};
 pub use list::{list_feedback, list_public_feedback, FeedbackListInput};
+pub use merge::{count_feedback, merge_feedback, MergeInput, Merged};
 pub use moderate::{archive_feedback, publish_feedback, restore_feedback};
 pub use update::{update_feedback, update_public_feedback, FeedbackChanges};
 

@@ -7,9 +7,10 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
     feedback::{FeedbackPatch, FeedbackStatus, FeedbackView, Priority},
-    ports::{Clock, Store},
+    ports::{Clock, Retagged, Store},
     subscriber::Subscriber,
-    FeedbackId, Timestamp,
+    tag::{self, TagRef},
+    Entity, FeedbackId, TagId, Timestamp,
 };
 
 use super::{
@@ -34,6 +35,8 @@ pub struct FeedbackChanges {
     pub board_id: Option<String>,
     pub kind: Option<String>,
     pub meta: Option<Value>,
+    /// Team only: replaces the item's tags (`[]` clears them); unchanged when absent.
+    pub tag_ids: Option<Vec<String>>,
 }
 
 fn content_patch(changes: &FeedbackChanges) -> AppResult<FeedbackPatch> {
@@ -64,19 +67,42 @@ pub async fn update_feedback(
         .as_deref()
         .map(Priority::parse)
         .transpose()?;
+    let tag_ids = changes
+        .tag_ids
+        .as_deref()
+        .map(tag::parse_tag_ids)
+        .transpose()?;
     let as_team = Caller::Team(caller.clone());
     let board = match changes.board_id.as_deref() {
         Some(raw) => Some(team_board(store, &as_team, raw).await?),
         None => None,
     };
     let mut view = team_feedback(store, &as_team, id).await?;
+    if let Some(ids) = &tag_ids {
+        view.tags = team_tags(store, caller, ids).await?;
+    }
     let now = clock.now();
     let editor = team_author(store, caller, None, now).await?;
     if let Some(board) = &board {
         view.feedback.board_id = Some(board.board.id);
         view.board = Some(board_ref(board));
     }
-    save(store, view, patch, editor, now).await
+    save(store, view, patch, editor, now, tag_ids.as_deref()).await
+}
+
+/// The tags `ids` name, in display order: 404 `Tag not found` unless each is the team's.
+async fn team_tags(store: &dyn Store, caller: &KeyHolder, ids: &[TagId]) -> AppResult<Vec<TagRef>> {
+    let all = store.tags(caller.team_id).await?;
+    let mut found = Vec::with_capacity(ids.len());
+    for id in ids {
+        let tag = all
+            .iter()
+            .find(|t| t.id == *id)
+            .ok_or(AppError::not_found(Entity::Tag))?;
+        found.push(tag.as_ref());
+    }
+    tag::sort_tags(&mut found);
+    Ok(found)
 }
 
 pub async fn update_public_feedback(
@@ -99,17 +125,27 @@ pub async fn update_public_feedback(
         view.feedback.board_id = Some(board.board.id);
         view.board = Some(board_ref(&board));
     }
-    save(store, view, patch, session.subscriber.clone(), clock.now()).await
+    save(
+        store,
+        view,
+        patch,
+        session.subscriber.clone(),
+        clock.now(),
+        None,
+    )
+    .await
 }
 
 /// Applies the patch, records the editor, and stores the item with `feedbacks.update` (and
-/// `feedback_status_change` when the status really changed).
+/// `feedback_status_change` when the status really changed). With `tag_ids`, the item's tags
+/// become those (already in `view.tags`) in the same transaction.
 async fn save(
     store: &dyn Store,
     mut view: FeedbackView,
     patch: FeedbackPatch,
     editor: Subscriber,
     now: Timestamp,
+    tag_ids: Option<&[TagId]>,
 ) -> AppResult<FeedbackView> {
     let previous = patch.apply(&mut view.feedback, now);
     view.feedback.last_modified_by_id = Some(editor.id);
@@ -131,9 +167,20 @@ async fn save(
         );
     }
     events.push(feedback_event(EventKind::FeedbacksUpdate, &view, now, &[]));
-    if store.update_feedback(&view.feedback, &events).await? {
-        Ok(view)
-    } else {
-        Err(feedback_not_found())
+    let Some(tag_ids) = tag_ids else {
+        return if store.update_feedback(&view.feedback, &events).await? {
+            Ok(view)
+        } else {
+            Err(feedback_not_found())
+        };
+    };
+    match store
+        .update_feedback_tagged(&view.feedback, tag_ids, &events)
+        .await?
+    {
+        Retagged::Saved => Ok(view),
+        Retagged::FeedbackGone => Err(feedback_not_found()),
+        // Deleted since it was looked up.
+        Retagged::UnknownTag => Err(AppError::not_found(Entity::Tag)),
     }
 }

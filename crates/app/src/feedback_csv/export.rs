@@ -72,6 +72,7 @@ pub async fn export_feedback(
         statuses: status.into_iter().collect(),
         board_id: board.map(|b| b.board.id),
         search: None,
+        tag_id: None,
         trending_since: clock.now(),
         page: PageRequest {
             limit: MAX_LIMIT,

@@ -180,6 +180,10 @@ pub struct UpdateFeedbackParams {
     pub kind: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
+    /// Replaces the item's tags with these tags of the team (`[]` removes them all).
+    #[serde(default, deserialize_with = "lenient::opt_string_list")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub tag_ids: Option<Vec<String>>,
 }
 
 impl From<UpdateFeedbackParams> for FeedbackChanges {
@@ -193,6 +197,7 @@ impl From<UpdateFeedbackParams> for FeedbackChanges {
             board_id: p.board_id,
             kind: p.kind,
             meta: p.meta,
+            tag_ids: p.tag_ids,
         }
     }
 }
@@ -305,6 +310,9 @@ pub struct FeedbackListParams {
     pub status: Option<Vec<String>>,
     #[schema(value_type = Option<String>, format = Uuid)]
     pub board_id: Option<String>,
+    /// Only items carrying this tag.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub tag_id: Option<String>,
     /// Case-insensitive substring of the title or text.
     pub search: Option<String>,
     /// 1..=100, default 20; larger values are clamped to 100.
@@ -323,6 +331,7 @@ impl From<FeedbackListParams> for FeedbackListInput {
             sort_by: p.sort_by,
             statuses: p.status.unwrap_or_default(),
             board_id: p.board_id,
+            tag_id: p.tag_id,
             search: p.search,
             limit: p.limit,
             offset: p.offset,

@@ -9,4 +9,5 @@ pub mod feedback;
 pub mod notification;
 pub mod roadmap;
 pub mod subscriber;
+pub mod tag;
 pub mod team;

@@ -9,6 +9,7 @@ pub mod fallback;
 pub mod feedback_boards;
 pub mod feedback_comments;
 pub mod feedback_csv;
+pub mod feedback_merge;
 pub mod feedback_votes;
 pub mod feedbacks;
 pub mod health;
@@ -16,6 +17,7 @@ pub mod notifications;
 pub mod roadmaps;
 pub mod stages;
 pub mod subscribers;
+pub mod tags;
 pub mod teams;
 pub mod topic_comments;
 pub mod topic_votes;
@@ -110,6 +112,7 @@ fn operations(cfg: &mut web::ServiceConfig) {
         cfg,
         "public/notifications.markRead",
         notifications::mark_read,
+    );
     operation(cfg, "documents.create", documents::create);
     operation(cfg, "documents.list", documents::list);
     operation(cfg, "documents.info", documents::info);
@@ -128,6 +131,12 @@ fn operations(cfg: &mut web::ServiceConfig) {
         "public/document-reactions.delete",
         document_reactions::delete,
     );
+    operation(cfg, "tags.create", tags::create);
+    operation(cfg, "tags.list", tags::list);
+    operation(cfg, "tags.update", tags::update);
+    operation(cfg, "tags.delete", tags::delete);
+    operation(cfg, "feedbacks.merge", feedback_merge::merge);
+    operation(cfg, "feedbacks.count", feedback_merge::count);
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)

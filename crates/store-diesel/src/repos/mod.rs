@@ -10,6 +10,7 @@ mod outbox;
 mod roadmaps;
 mod settings;
 mod subscribers;
+mod tags;
 mod teams;
 mod topics;
 mod webhooks;

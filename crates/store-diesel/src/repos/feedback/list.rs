@@ -1,4 +1,4 @@
-//! `list_feedback`: one count, one page, then the page's boards and people: four statements
+//! `list_feedback`: one count, one page, then the page's boards, people and tags: five statements
 //! whatever the page size. Hand-written SQL (through `RawSql`) because the trending order
 //! joins an aggregate over two tables, which the query builder cannot say over both engines.
 
@@ -123,6 +123,11 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
     if let Some(board) = query.board_id {
         sql.push(" AND f.board_id = ").text(board.to_string());
     }
+    if let Some(tag) = query.tag_id {
+        sql.push(" AND EXISTS (SELECT 1 FROM feedback_tags ft WHERE ft.feedback_id = f.id AND ft.tag_id = ")
+            .text(tag.to_string())
+            .push(")");
+    }
     if let Some(term) = &query.search {
         sql.push(" AND f.search_text LIKE ")
             .text(like_contains(term))
@@ -170,7 +175,7 @@ mod tests {
     }
 
     #[test]
-    fn a_list_is_four_statements_whatever_the_page_size() {
+    fn a_list_is_five_statements_whatever_the_page_size() {
         let (mut conn, statements) = counted();
         let team = TeamId::new();
         let boards: Vec<BoardId> = (0..5).map(|_| BoardId::new()).collect();
@@ -183,6 +188,21 @@ mod tests {
             .execute(&mut conn)
             .unwrap();
         }
+        let tags: Vec<String> = ["Bug", "Idea"]
+            .iter()
+            .map(|name| {
+                let id = uuid::Uuid::now_v7().to_string();
+                diesel::sql_query(format!(
+                    "INSERT INTO tags (id, team_id, name, name_key, color, created_at, \
+                     updated_at) VALUES ('{id}', '{team}', '{name}', '{}', '#3B82F6', \
+                     '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+                    name.to_lowercase()
+                ))
+                .execute(&mut conn)
+                .unwrap();
+                id
+            })
+            .collect();
         let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
         for n in 0..60_i64 {
             let f = Feedback {
@@ -207,6 +227,16 @@ mod tests {
                 .values(&FeedbackRow::new_item(&f).unwrap())
                 .execute(&mut conn)
                 .unwrap();
+            // Two tags on every item: the page's tags still come in one statement.
+            for tag in &tags {
+                diesel::sql_query(format!(
+                    "INSERT INTO feedback_tags (feedback_id, tag_id, team_id) \
+                     VALUES ('{}', '{tag}', '{team}')",
+                    f.id
+                ))
+                .execute(&mut conn)
+                .unwrap();
+            }
         }
         for sort in [
             FeedbackSort::Newest,
@@ -219,6 +249,7 @@ mod tests {
                     sort,
                     statuses: vec![FeedbackStatus::InReview],
                     board_id: None,
+                    tag_id: None,
                     search: Some("item".into()),
                     trending_since: t0,
                     page: PageRequest { limit, offset: 0 },
@@ -227,10 +258,11 @@ mod tests {
                 let page = list(&mut conn, &team.to_string(), &query).unwrap();
                 assert_eq!((page.items.len() as i64, page.total), (limit, 60));
                 assert!(page.items.iter().all(|v| v.board.is_some()));
+                assert!(page.items.iter().all(|v| v.tags.len() == 2));
                 assert_eq!(
                     statements.load(Ordering::SeqCst),
-                    4,
-                    "count, page, boards, people ({sort:?}, limit {limit})"
+                    5,
+                    "count, page, boards, people, tags ({sort:?}, limit {limit})"
                 );
             }
         }

@@ -6,6 +6,7 @@
 //! (`lock_item`), so a concurrent delete of the item waits for them (or they for it) instead
 //! of a foreign key failing half-way; on SQLite `BEGIN IMMEDIATE` already serializes writers.
 
+mod curation;
 mod list;
 mod rows;
 

@@ -276,8 +276,8 @@ fn boards_by_id<'a>(
         .collect()
 }
 
-/// The views of `rows`, in their order: two queries (boards, then creators and last editors)
-/// however many rows there are, none when there are none.
+/// The views of `rows`, in their order: three queries (boards, creators and last editors,
+/// tags) however many rows there are, none when there are none.
 pub(super) fn views(
     conn: &mut DbConnection,
     team: &str,
@@ -295,8 +295,11 @@ pub(super) fn views(
             std::iter::once(r.creator_id.as_str()).chain(r.last_modified_by_id.as_deref())
         }),
     )?;
+    let mut tags =
+        super::super::tags::tags_of_items(conn, team, rows.iter().map(|r| r.id.as_str()))?;
     rows.into_iter()
         .map(|row| {
+            let tags = tags.remove(&row.id).unwrap_or_default();
             let board = row.board_id.as_ref().and_then(|id| boards.get(id)).cloned();
             let creator = people.get(&row.creator_id).cloned();
             let last_modified_by = row
@@ -312,6 +315,7 @@ pub(super) fn views(
                 last_modified_by,
                 vote_count,
                 comment_count,
+                tags,
             })
         })
         .collect()

@@ -1,0 +1,177 @@
+//! `tags.create|list|update|delete` (team API key): any role may manage tags, read-only keys
+//! only list them. Names are unique per team ignoring case (409 naming the name).
+
+use sounding_domain::{
+    access::{KeyHolder, Need},
+    ports::{conflicts, Clock, StoreError, TagStore},
+    tag::{self, NewTag, Tag, TagPatch},
+    Entity, TagId,
+};
+
+use crate::error::{AppError, AppResult};
+
+/// The fields of `tags.create` and `tags.update` as a client sent them.
+#[derive(Debug, Clone, Default)]
+pub struct TagInput {
+    pub name: Option<String>,
+    pub color: Option<String>,
+}
+
+fn not_found() -> AppError {
+    AppError::not_found(Entity::Tag)
+}
+
+/// A store conflict on the name as the 409 naming it.
+fn named_conflict(error: StoreError, name: &str) -> AppError {
+    match error {
+        StoreError::Conflict(rule) if rule == conflicts::TAG_NAME => tag::name_taken(name).into(),
+        other => other.into(),
+    }
+}
+
+pub async fn create_tag(
+    tags: &dyn TagStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: TagInput,
+) -> AppResult<Tag> {
+    caller.require(Need::Write)?;
+    let new = NewTag::new(input.name.as_deref(), input.color.as_deref())?;
+    let tag = Tag::new(caller.team_id, new, clock.now());
+    tags.insert_tag(&tag)
+        .await
+        .map_err(|e| named_conflict(e, &tag.name))?;
+    Ok(tag)
+}
+
+/// Every tag of the team, by name ignoring case.
+pub async fn list_tags(tags: &dyn TagStore, caller: &KeyHolder) -> AppResult<Vec<Tag>> {
+    caller.require(Need::Read)?;
+    Ok(tags.tags(caller.team_id).await?)
+}
+
+pub async fn update_tag(
+    tags: &dyn TagStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    id: Option<&str>,
+    input: TagInput,
+) -> AppResult<Tag> {
+    caller.require(Need::Write)?;
+    let id = TagId::parse_required("id", id)?;
+    let patch = TagPatch::new(input.name.as_deref(), input.color.as_deref())?;
+    let mut tag = tags.tag(caller.team_id, id).await?.ok_or_else(not_found)?;
+    patch.apply(&mut tag, clock.now());
+    match tags.update_tag(&tag).await {
+        Ok(true) => Ok(tag),
+        Ok(false) => Err(not_found()),
+        Err(e) => Err(named_conflict(e, &tag.name)),
+    }
+}
+
+/// Removes the tag from the team and from every item carrying it.
+pub async fn delete_tag(
+    tags: &dyn TagStore,
+    caller: &KeyHolder,
+    id: Option<&str>,
+) -> AppResult<TagId> {
+    caller.require(Need::Write)?;
+    let id = TagId::parse_required("id", id)?;
+    if tags.delete_tag(caller.team_id, id).await? {
+        Ok(id)
+    } else {
+        Err(not_found())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sounding_domain::{
+        access::Role, ports::MockTagStore, ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+    };
+
+    struct Fixed;
+    impl Clock for Fixed {
+        fn now(&self) -> Timestamp {
+            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+        }
+    }
+
+    fn holder(role: Role, read_only: bool) -> KeyHolder {
+        KeyHolder {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role,
+            read_only,
+        }
+    }
+
+    fn input(name: &str) -> TagInput {
+        TagInput {
+            name: Some(name.into()),
+            color: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_taken_name_is_409_naming_it() {
+        let mut store = MockTagStore::new();
+        store
+            .expect_insert_tag()
+            .returning(|_| Err(StoreError::Conflict(conflicts::TAG_NAME.into())));
+        let err = create_tag(&store, &Fixed, &holder(Role::Member, false), input("Bug"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            AppError::Domain(DomainError::Conflict(
+                "A tag named Bug already exists".into()
+            ))
+        );
+    }
+
+    #[tokio::test]
+    async fn read_only_keys_list_but_do_not_write() {
+        let mut store = MockTagStore::new();
+        store.expect_tags().returning(|_| Ok(Vec::new()));
+        let key = holder(Role::Owner, true);
+        assert!(list_tags(&store, &key).await.unwrap().is_empty());
+        let err = create_tag(&store, &Fixed, &key, input("Bug"))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AppError::Domain(DomainError::Forbidden(_))));
+        assert!(delete_tag(&store, &key, Some(&TagId::new().to_string()))
+            .await
+            .is_err());
+    }
+
+    #[tokio::test]
+    async fn invalid_input_writes_nothing() {
+        // No expectations: any store call would panic.
+        let store = MockTagStore::new();
+        let key = holder(Role::Member, false);
+        let err = create_tag(
+            &store,
+            &Fixed,
+            &key,
+            TagInput {
+                name: Some("Bug".into()),
+                color: Some("blue".into()),
+            },
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err,
+            AppError::invalid("color must be a hex color like #3B82F6")
+        );
+        assert_eq!(
+            update_tag(&store, &Fixed, &key, Some("x"), input("a"))
+                .await
+                .unwrap_err(),
+            AppError::invalid("id must be a UUID")
+        );
+    }
+}

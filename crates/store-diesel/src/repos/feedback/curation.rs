@@ -1,0 +1,286 @@
+//! `FeedbackCurationStore`: saving an item with a new set of tags, merging an item into
+//! another, and counting items per status. Each write is one `write_tx` with its events.
+
+use async_trait::async_trait;
+use diesel::prelude::*;
+use sounding_domain::{
+    event::NewEvent,
+    feedback::{Feedback, FeedbackStatus},
+    feedback_merge::{FeedbackCounts, FeedbackMerge, MergeEvents, MergeOutcome},
+    ids::{BoardId, TagId, TeamId},
+    ports::{FeedbackCurationStore, Retagged, StoreResult},
+};
+
+use super::{
+    lock_item,
+    rows::{views, FeedbackChanges, FeedbackRow},
+    Lock,
+};
+use crate::{
+    connection::{per_backend, DbConnection},
+    error::{DbError, DbResult},
+    raw_sql::RawSql,
+    repos::{outbox::insert_events, tags::known_tags},
+    schema::{feedback, feedback_comments, feedback_follows, feedback_tags, feedback_votes},
+    tx::{read, write_tx},
+    DieselStore,
+};
+
+/// Saves every field of the item but its counts; whether it was there.
+fn save_fields(conn: &mut DbConnection, feedback: &Feedback) -> DbResult<bool> {
+    let changes = FeedbackChanges::of(feedback)?;
+    let updated = diesel::update(
+        feedback::table
+            .filter(feedback::id.eq(feedback.id.to_string()))
+            .filter(feedback::team_id.eq(feedback.team_id.to_string())),
+    )
+    .set(&changes)
+    .execute(conn)?;
+    Ok(updated > 0)
+}
+
+/// Sets the item's vote and comment counts to the number of its rows.
+fn recount(conn: &mut DbConnection, id: &str) -> DbResult<()> {
+    let votes: i64 = feedback_votes::table
+        .filter(feedback_votes::feedback_id.eq(id))
+        .count()
+        .get_result(conn)?;
+    let comments: i64 = feedback_comments::table
+        .filter(feedback_comments::feedback_id.eq(id))
+        .count()
+        .get_result(conn)?;
+    diesel::update(feedback::table.find(id))
+        .set((
+            feedback::vote_count.eq(votes),
+            feedback::comment_count.eq(comments),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Whether the item is archived, when it exists in the team.
+fn archived(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<bool>> {
+    Ok(feedback::table
+        .filter(feedback::id.eq(id))
+        .filter(feedback::team_id.eq(team))
+        .select(feedback::archived_at.is_not_null())
+        .first::<bool>(conn)
+        .optional()?)
+}
+
+#[derive(QueryableByName)]
+struct StatusCount {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    bucket: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+/// The bucket name archived items are counted under (never a status name).
+const ARCHIVED: &str = "archived";
+
+#[async_trait]
+impl FeedbackCurationStore for DieselStore {
+    async fn update_feedback_tagged(
+        &self,
+        feedback: &Feedback,
+        tags: &[TagId],
+        events: &[NewEvent],
+    ) -> StoreResult<Retagged> {
+        let events = events.to_vec();
+        let feedback = feedback.clone();
+        let mut tag_ids: Vec<String> = tags.iter().map(ToString::to_string).collect();
+        tag_ids.sort();
+        tag_ids.dedup();
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let (team, id) = (feedback.team_id.to_string(), feedback.id.to_string());
+                // Locked first on PostgreSQL, so a concurrent delete of the item waits.
+                if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
+                    return Ok(Retagged::FeedbackGone);
+                }
+                if known_tags(conn, &team, &tag_ids)? != tag_ids.len() as i64 {
+                    return Ok(Retagged::UnknownTag);
+                }
+                if !save_fields(conn, &feedback)? {
+                    return Ok(Retagged::FeedbackGone);
+                }
+                diesel::delete(feedback_tags::table.filter(feedback_tags::feedback_id.eq(&id)))
+                    .execute(conn)?;
+                if !tag_ids.is_empty() {
+                    let rows: Vec<_> = tag_ids
+                        .iter()
+                        .map(|tag| {
+                            (
+                                feedback_tags::feedback_id.eq(&id),
+                                feedback_tags::tag_id.eq(tag),
+                                feedback_tags::team_id.eq(&team),
+                            )
+                        })
+                        .collect();
+                    // Batch inserts are per backend in diesel.
+                    per_backend!(conn, |inner| diesel::insert_into(feedback_tags::table)
+                        .values(&rows)
+                        .execute(inner))?;
+                }
+                insert_events(conn, &events)?;
+                Ok(Retagged::Saved)
+            })
+        })
+        .await
+    }
+
+    async fn merge_feedback(
+        &self,
+        merge: &FeedbackMerge,
+        events: MergeEvents,
+    ) -> StoreResult<MergeOutcome> {
+        let merge = merge.clone();
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let team = merge.source.team_id.to_string();
+                let (source, target) = (merge.source.id.to_string(), merge.target.id.to_string());
+                // Both rows locked, in id order so two opposite merges cannot deadlock.
+                let mut order = [source.as_str(), target.as_str()];
+                order.sort_unstable();
+                for id in order {
+                    if lock_item(conn, &team, id, Lock::Update)?.is_none() {
+                        return Ok(MergeOutcome::Missing);
+                    }
+                }
+                for id in [&source, &target] {
+                    match archived(conn, &team, id)? {
+                        None => return Ok(MergeOutcome::Missing),
+                        Some(true) => return Ok(MergeOutcome::Archived),
+                        Some(false) => {}
+                    }
+                }
+                save_fields(conn, &merge.source)?;
+                save_fields(conn, &merge.target)?;
+
+                // Votes and follows: the source's rows of subscribers the target already has
+                // go; the rest move. Comments all move.
+                diesel::delete(
+                    feedback_votes::table
+                        .filter(feedback_votes::feedback_id.eq(&source))
+                        .filter(
+                            feedback_votes::subscriber_id.eq_any(
+                                voters_alias()
+                                    .filter(
+                                        voters_alias()
+                                            .field(feedback_votes::feedback_id)
+                                            .eq(&target),
+                                    )
+                                    .select(voters_alias().field(feedback_votes::subscriber_id)),
+                            ),
+                        ),
+                )
+                .execute(conn)?;
+                diesel::update(
+                    feedback_votes::table.filter(feedback_votes::feedback_id.eq(&source)),
+                )
+                .set(feedback_votes::feedback_id.eq(&target))
+                .execute(conn)?;
+                diesel::delete(
+                    feedback_follows::table
+                        .filter(feedback_follows::feedback_id.eq(&source))
+                        .filter(
+                            feedback_follows::subscriber_id.eq_any(
+                                followers_alias()
+                                    .filter(
+                                        followers_alias()
+                                            .field(feedback_follows::feedback_id)
+                                            .eq(&target),
+                                    )
+                                    .select(
+                                        followers_alias().field(feedback_follows::subscriber_id),
+                                    ),
+                            ),
+                        ),
+                )
+                .execute(conn)?;
+                diesel::update(
+                    feedback_follows::table.filter(feedback_follows::feedback_id.eq(&source)),
+                )
+                .set(feedback_follows::feedback_id.eq(&target))
+                .execute(conn)?;
+                diesel::update(
+                    feedback_comments::table.filter(feedback_comments::feedback_id.eq(&source)),
+                )
+                .set(feedback_comments::feedback_id.eq(&target))
+                .execute(conn)?;
+                recount(conn, &source)?;
+                recount(conn, &target)?;
+
+                let rows: Vec<FeedbackRow> = feedback::table
+                    .filter(feedback::id.eq_any([&target, &source]))
+                    .select(FeedbackRow::as_select())
+                    .load(conn)?;
+                let mut views = views(conn, &team, rows)?;
+                let position =
+                    |id: &str| views.iter().position(|v| v.feedback.id.to_string() == id);
+                let (Some(t), Some(_)) = (position(&target), position(&source)) else {
+                    return Err(DbError::corrupt("feedback", "merged item vanished"));
+                };
+                let target_view = views.remove(t);
+                let source_view = views
+                    .pop()
+                    .ok_or_else(|| DbError::corrupt("feedback", "merged item vanished"))?;
+                insert_events(conn, &events(&target_view, &source_view))?;
+                Ok(MergeOutcome::Merged {
+                    target: Box::new(target_view),
+                    source: Box::new(source_view),
+                })
+            })
+        })
+        .await
+    }
+
+    async fn count_feedback(
+        &self,
+        team: TeamId,
+        board: Option<BoardId>,
+    ) -> StoreResult<FeedbackCounts> {
+        let (team, board) = (team.to_string(), board.map(|b| b.to_string()));
+        self.run(move |conn| {
+            read(conn, |conn| {
+                // One statement: archived items fall in their own bucket, the others in their
+                // status's.
+                let mut sql = RawSql::for_connection(conn);
+                sql.push("SELECT CASE WHEN archived_at IS NULL THEN status ELSE ")
+                    .text(ARCHIVED)
+                    .push(" END AS bucket, COUNT(*) AS n FROM feedback WHERE team_id = ")
+                    .text(team.as_str());
+                if let Some(board) = &board {
+                    sql.push(" AND board_id = ").text(board.as_str());
+                }
+                sql.push(" GROUP BY 1");
+                let mut counts = FeedbackCounts::default();
+                for row in sql.load::<StatusCount>(conn)? {
+                    if row.bucket == ARCHIVED {
+                        counts.archived += row.n;
+                    } else {
+                        let status = FeedbackStatus::parse(&row.bucket)
+                            .map_err(|e| DbError::corrupt("feedback.status", e))?;
+                        counts.add(status, false, row.n);
+                    }
+                }
+                Ok(counts)
+            })
+        })
+        .await
+    }
+}
+
+diesel::alias!(
+    feedback_votes as target_votes: TargetVotes,
+    feedback_follows as target_follows: TargetFollows
+);
+
+fn voters_alias() -> diesel::query_source::Alias<TargetVotes> {
+    target_votes
+}
+
+fn followers_alias() -> diesel::query_source::Alias<TargetFollows> {
+    target_follows
+}

@@ -1,0 +1,2 @@
+DROP TABLE feedback_tags;
+DROP TABLE tags;
