@@ -21,6 +21,7 @@ pub mod slug;
 pub mod stage;
 pub mod subscriber;
 pub mod team;
+pub mod team_admin;
 pub mod text;
 pub mod timestamp;
 pub mod token;

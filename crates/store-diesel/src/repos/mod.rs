@@ -7,6 +7,7 @@ mod feedback;
 mod outbox;
 mod roadmaps;
 mod settings;
+mod subscriber_admin;
 mod subscribers;
 mod teams;
 mod topics;
