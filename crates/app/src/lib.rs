@@ -13,6 +13,7 @@ pub mod roadmaps;
 pub mod subscribers;
 pub mod teams;
 pub mod topics;
+pub mod users;
 pub mod wire;
 
 pub use error::{AppError, AppResult, AuthError, Literal};
