@@ -28,6 +28,8 @@ use crate::{
         automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
         roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
     },
+    // Team administration (issue 6).
+    routes::{api_keys, subscribers_admin, users},
 };
 
 const DESCRIPTION: &str = "\
@@ -110,6 +112,17 @@ by each server instance.";
         automation::list,
         automation::deliveries,
         automation::redeliver,
+        subscribers_admin::list,
+        subscribers_admin::info,
+        subscribers_admin::update,
+        subscribers_admin::delete,
+        users::list,
+        users::create,
+        users::update,
+        users::delete,
+        api_keys::list,
+        api_keys::create,
+        api_keys::delete,
         health::healthz,
         health::readyz,
     ),
@@ -128,6 +141,8 @@ by each server instance.";
         (name = "topic-comments", description = "Threaded comments on topics."),
         (name = "topic-votes", description = "Votes on topics: one per subscriber per topic."),
         (name = "automation", description = "Webhook subscriptions and their signed, retried deliveries."),
+        (name = "users", description = "The team's users and their roles."),
+        (name = "api-keys", description = "The team's API keys: listed without the key, shown once on creation."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -350,7 +365,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 59);
+        assert_eq!(operations.len(), 70);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(
