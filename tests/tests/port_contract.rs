@@ -1,10 +1,12 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
-//! `webhooks.rs` for webhook subscriptions and deliveries) run against every adapter — the
+//! `webhooks.rs` for webhook subscriptions and deliveries, `access.rs` for team administration) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
 
+#[path = "port_contract/access.rs"]
+mod access;
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
 #[path = "port_contract/roadmaps.rs"]
@@ -165,5 +167,13 @@ port_contract!(
         redelivery_resets_a_delivery_of_the_team,
         concurrent_leasing_delivers_each_delivery_exactly_once,
         deliveries_are_filtered_and_paged_newest_first,
+    ],
+    access: [
+        users_are_added_once_and_the_last_owner_stays,
+        concurrent_owner_demotions_keep_one_owner,
+        deleting_a_user_removes_their_keys,
+        team_keys_are_listed_deleted_within_their_team_and_touched_once_a_minute,
+        subscriber_lists_search_sort_and_page,
+        subscriber_updates_merge_and_erase_hides_them,
     ],
 );
