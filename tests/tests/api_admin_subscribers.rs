@@ -65,7 +65,11 @@ async fn list_searches_sorts_and_pages(app: TestApp) {
     let by_name = app.team("subscribers.list", json!({"search": "zE"})).await;
     assert_eq!(names(&by_name), ["Zed"]);
     let literal = app.team("subscribers.list", json!({"search": "%_"})).await;
-    assert_eq!(names(&literal), ["amy 100%_sure"], "wildcards match themselves");
+    assert_eq!(
+        names(&literal),
+        ["amy 100%_sure"],
+        "wildcards match themselves"
+    );
     let page = app
         .team(
             "subscribers.list",
@@ -76,11 +80,25 @@ async fn list_searches_sorts_and_pages(app: TestApp) {
     assert_eq!(page.total(), 3);
     // The subscriber object is identify's.
     let first = &all.ok()[0];
-    let mut keys: Vec<&str> = first.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = first
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["avatarUrl", "createdAt", "email", "id", "lastUpdated", "meta", "name", "source"]
+        [
+            "avatarUrl",
+            "createdAt",
+            "email",
+            "id",
+            "lastUpdated",
+            "meta",
+            "name",
+            "source"
+        ]
     );
 }
 
@@ -142,7 +160,11 @@ async fn update_merges_meta_and_changes_only_given_fields(app: TestApp) {
     assert_eq!(u["email"], "ann@example.com");
     assert!(u["lastUpdated"].as_str().unwrap() >= ann["lastUpdated"].as_str().unwrap());
     // The typed column moved with meta: mmr sorting sees 99.
-    identify(&app, json!({"email": "bob@example.com", "meta": {"mmr": 50}})).await;
+    identify(
+        &app,
+        json!({"email": "bob@example.com", "meta": {"mmr": 50}}),
+    )
+    .await;
     let by_mmr = app.team("subscribers.list", json!({"sortBy": "mmr"})).await;
     assert_eq!(by_mmr.ok()[0]["id"], ann["id"]);
 
@@ -167,7 +189,10 @@ async fn update_refuses_bad_input_and_changes_nothing(app: TestApp) {
             json!({"id": ann["id"], "name": "x".repeat(256)}),
             "name must be at most 255 characters",
         ),
-        (json!({"id": ann["id"], "meta": [1]}), "meta must be an object"),
+        (
+            json!({"id": ann["id"], "meta": [1]}),
+            "meta must be an object",
+        ),
     ] {
         let reply = app.team("subscribers.update", body).await;
         assert_eq!(reply.status, 400, "{}", reply.body);
@@ -201,7 +226,9 @@ async fn deleting_a_subscriber_makes_their_jwt_fail_on_the_very_next_request_whi
         .await
         .ok();
 
-    let deleted = app.team("subscribers.delete", json!({"id": ann["id"]})).await;
+    let deleted = app
+        .team("subscribers.delete", json!({"id": ann["id"]}))
+        .await;
     deleted.assert_body(200, json!({"success": true, "id": ann["id"]}));
 
     app.call("public/subscriber.info", Some(&code), json!({}))
@@ -274,7 +301,11 @@ async fn a_deleted_subscriber_is_not_found_and_their_email_makes_a_new_subscribe
     assert_eq!(again.body["isFirstSignin"], true);
     let new = again.ok();
     assert_ne!(new["id"], ann["id"]);
-    assert_eq!(new["meta"], json!({}), "nothing of the erased subscriber comes back");
+    assert_eq!(
+        new["meta"],
+        json!({}),
+        "nothing of the erased subscriber comes back"
+    );
     assert_eq!(new["avatarUrl"], Value::Null);
 }
 
@@ -308,7 +339,11 @@ async fn any_role_may_manage_subscribers_and_read_only_keys_only_read(app: TestA
     assert_eq!(info.ok()["name"], "By member");
 
     let deleted = app
-        .call("subscribers.delete", Some(&member), json!({"id": ann["id"]}))
+        .call(
+            "subscribers.delete",
+            Some(&member),
+            json!({"id": ann["id"]}),
+        )
         .await;
     assert_eq!(deleted.status, 200, "{}", deleted.body);
 }
@@ -325,7 +360,9 @@ async fn another_teams_subscriber_is_not_found(app: TestApp) {
             .await
             .assert_error(404, "Subscriber not found");
     }
-    let listed = app.call("subscribers.list", Some(&other_key), json!({})).await;
+    let listed = app
+        .call("subscribers.list", Some(&other_key), json!({}))
+        .await;
     assert_eq!(listed.total(), 0);
     let info = app.team("subscribers.info", json!({"id": ann["id"]})).await;
     assert_eq!(info.ok(), &ann);

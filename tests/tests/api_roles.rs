@@ -82,28 +82,72 @@ fn admin_operations(w: &World) -> Vec<(&'static str, Value, &'static str)> {
     vec![
         ("teams.update", json!({"name": "Hacked"}), "team settings"),
         ("feedback-boards.create", json!({"name": "Nope"}), "boards"),
-        ("feedback-boards.update", json!({"id": w.board["id"], "name": "Nope"}), "boards"),
-        ("feedback-boards.delete", json!({"id": w.board["id"]}), "boards"),
+        (
+            "feedback-boards.update",
+            json!({"id": w.board["id"], "name": "Nope"}),
+            "boards",
+        ),
+        (
+            "feedback-boards.delete",
+            json!({"id": w.board["id"]}),
+            "boards",
+        ),
         ("roadmaps.create", json!({"name": "Nope"}), "roadmaps"),
-        ("roadmaps.update", json!({"id": w.roadmap["id"], "name": "Nope"}), "roadmaps"),
-        ("roadmaps.delete", json!({"id": w.roadmap["id"], "force": true}), "roadmaps"),
-        ("stages.create", json!({"roadmapId": w.roadmap["id"], "name": "Nope"}), "stages"),
-        ("stages.update", json!({"id": w.stage["id"], "name": "Nope"}), "stages"),
-        ("stages.delete", json!({"id": w.stage["id"], "force": true}), "stages"),
+        (
+            "roadmaps.update",
+            json!({"id": w.roadmap["id"], "name": "Nope"}),
+            "roadmaps",
+        ),
+        (
+            "roadmaps.delete",
+            json!({"id": w.roadmap["id"], "force": true}),
+            "roadmaps",
+        ),
+        (
+            "stages.create",
+            json!({"roadmapId": w.roadmap["id"], "name": "Nope"}),
+            "stages",
+        ),
+        (
+            "stages.update",
+            json!({"id": w.stage["id"], "name": "Nope"}),
+            "stages",
+        ),
+        (
+            "stages.delete",
+            json!({"id": w.stage["id"], "force": true}),
+            "stages",
+        ),
         (
             "automation.subscribe",
             json!({"target_url": "https://example.com/hook", "event": "new_feedback"}),
             "automation",
         ),
-        ("automation.unsubscribe", json!({"id": NO_SUCH}), "automation"),
-        ("automation.redeliver", json!({"deliveryId": NO_SUCH}), "automation"),
+        (
+            "automation.unsubscribe",
+            json!({"id": NO_SUCH}),
+            "automation",
+        ),
+        (
+            "automation.redeliver",
+            json!({"deliveryId": NO_SUCH}),
+            "automation",
+        ),
         (
             "users.create",
             json!({"email": "new@example.com", "name": "New", "role": "member"}),
             "team users",
         ),
-        ("users.update", json!({"id": w.owner_user["id"], "role": "member"}), "team users"),
-        ("users.delete", json!({"id": w.owner_user["id"]}), "team users"),
+        (
+            "users.update",
+            json!({"id": w.owner_user["id"], "role": "member"}),
+            "team users",
+        ),
+        (
+            "users.delete",
+            json!({"id": w.owner_user["id"]}),
+            "team users",
+        ),
         ("api-keys.list", json!({}), "API keys"),
         ("api-keys.create", json!({"role": "member"}), "API keys"),
         ("api-keys.delete", json!({"id": w.owner_key_id}), "API keys"),
@@ -213,7 +257,11 @@ async fn a_member_role_key_is_refused_each_admin_operation_and_nothing_changes(a
     assert_eq!(snapshot(&app, &w).await, before);
     // The member key still does day-to-day work.
     let made = app
-        .call("feedbacks.create", Some(&member), json!({"title": "By a member"}))
+        .call(
+            "feedbacks.create",
+            Some(&member),
+            json!({"title": "By a member"}),
+        )
         .await;
     assert_eq!(made.ok()["title"], "By a member");
 }

@@ -28,7 +28,14 @@ engine_tests!(
 async fn key_for(app: &TestApp, user: &Value, role: Role) -> String {
     let team = TeamId::parse("teamId", &app.team_id).unwrap();
     let user = UserId::parse("id", user["id"].as_str().unwrap()).unwrap();
-    let (key, secret) = ApiKey::new(team, user, role, false, None, sounding_server::system_clock().now());
+    let (key, secret) = ApiKey::new(
+        team,
+        user,
+        role,
+        false,
+        None,
+        sounding_server::system_clock().now(),
+    );
     app.running.store.insert_api_key(&key).await.unwrap();
     secret.expose().to_owned()
 }
@@ -49,7 +56,10 @@ async fn users_list_shows_the_owner_first_with_every_field(app: TestApp) {
     let list = app.team("users.list", json!({})).await;
     let users = list.ok().as_array().unwrap().clone();
     assert_eq!(
-        users.iter().map(|u| u["role"].as_str().unwrap()).collect::<Vec<_>>(),
+        users
+            .iter()
+            .map(|u| u["role"].as_str().unwrap())
+            .collect::<Vec<_>>(),
         ["owner", "admin", "member"]
     );
     assert_eq!(users[1], admin);
@@ -80,7 +90,10 @@ async fn users_create_validates_and_a_known_email_is_409_creating_nothing(app: T
             json!({"email": "nope", "name": "N", "role": "member"}),
             "email must be a valid e-mail address",
         ),
-        (json!({"email": "a@x.io", "role": "member"}), "name is required"),
+        (
+            json!({"email": "a@x.io", "role": "member"}),
+            "name is required",
+        ),
         (json!({"email": "a@x.io", "name": "N"}), "role is required"),
         (
             json!({"email": "a@x.io", "name": "N", "role": "root"}),
@@ -191,10 +204,18 @@ async fn deleting_a_user_deletes_their_keys_which_fail_at_once(app: TestApp) {
     let adam = create_user(&app, "adam@example.com", "admin").await;
     let key = key_for(&app, &adam, Role::Admin).await;
     app.call("teams.info", Some(&key), json!({})).await.ok();
-    let keys_before = app.team("api-keys.list", json!({})).await.ok().as_array().unwrap().len();
+    let keys_before = app
+        .team("api-keys.list", json!({}))
+        .await
+        .ok()
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(keys_before, 2);
 
-    app.team("users.delete", json!({"id": adam["id"]})).await.ok();
+    app.team("users.delete", json!({"id": adam["id"]}))
+        .await
+        .ok();
     app.call("teams.info", Some(&key), json!({}))
         .await
         .assert_error(401, "Authentication required");
@@ -221,16 +242,24 @@ async fn a_demoted_users_key_acts_with_the_new_role_at_once(app: TestApp) {
     .await
     .assert_error(403, "Only an owner can create an owner");
     let board = app
-        .call("feedback-boards.create", Some(&key), json!({"name": "Ideas"}))
+        .call(
+            "feedback-boards.create",
+            Some(&key),
+            json!({"name": "Ideas"}),
+        )
         .await;
     assert_eq!(board.ok()["name"], "Ideas");
 
     app.team("users.update", json!({"id": adam["id"], "role": "member"}))
         .await
         .ok();
-    app.call("feedback-boards.create", Some(&key), json!({"name": "More"}))
-        .await
-        .assert_error(403, "The member role cannot manage boards");
+    app.call(
+        "feedback-boards.create",
+        Some(&key),
+        json!({"name": "More"}),
+    )
+    .await
+    .assert_error(403, "The member role cannot manage boards");
     // Nor can it issue itself a stronger key.
     app.call("api-keys.create", Some(&key), json!({}))
         .await
@@ -248,18 +277,37 @@ async fn api_keys_list_never_shows_a_key_or_its_hash(app: TestApp) {
     for k in &keys {
         assert_eq!(
             field_names(k),
-            ["createdAt", "id", "lastUsedAt", "name", "prefix", "readOnly", "role"].into()
+            [
+                "createdAt",
+                "id",
+                "lastUsedAt",
+                "name",
+                "prefix",
+                "readOnly",
+                "role"
+            ]
+            .into()
         );
         assert_eq!(k["prefix"].as_str().unwrap().len(), 6);
     }
     let text = list.body.to_string();
-    for hidden in [secret.clone(), hash_key(&secret), app.key.clone(), hash_key(&app.key)] {
+    for hidden in [
+        secret.clone(),
+        hash_key(&secret),
+        app.key.clone(),
+        hash_key(&app.key),
+    ] {
         assert!(!text.contains(&hidden), "the list shows a key or hash");
     }
     let ci = &keys[1];
     assert_eq!(
         (&ci["name"], &ci["readOnly"], &ci["role"], &ci["id"]),
-        (&json!("CI"), &json!(true), &json!("owner"), &created.ok()["id"])
+        (
+            &json!("CI"),
+            &json!(true),
+            &json!("owner"),
+            &created.ok()["id"]
+        )
     );
     assert_eq!(ci["prefix"], secret[..6]);
 }
@@ -278,13 +326,20 @@ async fn api_keys_create_shows_the_key_once_with_the_callers_role_at_most(app: T
     assert_timestamp(&data["createdAt"]);
     // The new key works, as its role.
     let board = app
-        .call("feedback-boards.create", Some(key), json!({"name": "By new key"}))
+        .call(
+            "feedback-boards.create",
+            Some(key),
+            json!({"name": "By new key"}),
+        )
         .await;
     assert_eq!(board.ok()["name"], "By new key");
 
     app.call("api-keys.create", Some(&admin), json!({"role": "owner"}))
         .await
-        .assert_error(403, "The admin role cannot create a key with the owner role");
+        .assert_error(
+            403,
+            "The admin role cannot create a key with the owner role",
+        );
     let lower = app
         .call(
             "api-keys.create",
@@ -293,7 +348,10 @@ async fn api_keys_create_shows_the_key_once_with_the_callers_role_at_most(app: T
         )
         .await;
     let lower_key = lower.ok()["key"].as_str().unwrap().to_owned();
-    assert_eq!((&lower.ok()["role"], &lower.ok()["readOnly"]), (&json!("member"), &json!(true)));
+    assert_eq!(
+        (&lower.ok()["role"], &lower.ok()["readOnly"]),
+        (&json!("member"), &json!(true))
+    );
     app.call("feedbacks.create", Some(&lower_key), json!({"title": "x"}))
         .await
         .assert_error(403, "This API key is read-only");
@@ -307,7 +365,15 @@ async fn api_keys_create_shows_the_key_once_with_the_callers_role_at_most(app: T
         .unwrap();
     let owner = app.team("users.list", json!({})).await.ok()[0]["id"].clone();
     assert_eq!(json!(grant.key.user_id.to_string()), owner);
-    assert_eq!(app.team("api-keys.list", json!({})).await.ok().as_array().unwrap().len(), 4);
+    assert_eq!(
+        app.team("api-keys.list", json!({}))
+            .await
+            .ok()
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
 }
 
 async fn a_deleted_key_fails_with_401_on_the_next_request(app: TestApp) {
@@ -327,11 +393,17 @@ async fn a_deleted_key_fails_with_401_on_the_next_request(app: TestApp) {
         .assert_error(404, "API key not found");
     // Another team's key is not found, and keeps working.
     let (_, other_key) = app.other_team("elsewhere").await;
-    let other_id = app.call("api-keys.list", Some(&other_key), json!({})).await.ok()[0]["id"].clone();
+    let other_id = app
+        .call("api-keys.list", Some(&other_key), json!({}))
+        .await
+        .ok()[0]["id"]
+        .clone();
     app.team("api-keys.delete", json!({"id": other_id}))
         .await
         .assert_error(404, "API key not found");
-    app.call("teams.info", Some(&other_key), json!({})).await.ok();
+    app.call("teams.info", Some(&other_key), json!({}))
+        .await
+        .ok();
 }
 
 async fn key_use_is_recorded_at_most_once_a_minute(app: TestApp) {
@@ -355,18 +427,41 @@ async fn key_use_is_recorded_at_most_once_a_minute(app: TestApp) {
     assert_timestamp(&first);
     app.call("teams.info", Some(&key), json!({})).await.ok();
     let second = used_at(app.team("api-keys.list", json!({})).await.ok());
-    assert_eq!(first, second, "a second use within the minute writes nothing");
+    assert_eq!(
+        first, second,
+        "a second use within the minute writes nothing"
+    );
 }
 
 async fn bad_key_and_user_input_is_400(app: TestApp) {
     for (op, body, message) in [
-        ("api-keys.create", json!({"role": "root"}), "role must be one of owner, admin, member"),
-        ("api-keys.create", json!({"readOnly": "maybe"}), "readOnly must be a boolean"),
-        ("api-keys.create", json!({"name": "x".repeat(256)}), "name must be at most 255 characters"),
+        (
+            "api-keys.create",
+            json!({"role": "root"}),
+            "role must be one of owner, admin, member",
+        ),
+        (
+            "api-keys.create",
+            json!({"readOnly": "maybe"}),
+            "readOnly must be a boolean",
+        ),
+        (
+            "api-keys.create",
+            json!({"name": "x".repeat(256)}),
+            "name must be at most 255 characters",
+        ),
         ("api-keys.delete", json!({}), "id is required"),
-        ("api-keys.delete", json!({"id": "nope"}), "id must be a UUID"),
+        (
+            "api-keys.delete",
+            json!({"id": "nope"}),
+            "id must be a UUID",
+        ),
         ("users.update", json!({"role": "admin"}), "id is required"),
-        ("users.update", json!({"id": "00000000-0000-4000-8000-000000000000"}), "role is required"),
+        (
+            "users.update",
+            json!({"id": "00000000-0000-4000-8000-000000000000"}),
+            "role is required",
+        ),
         ("users.delete", json!({"id": 7}), "id must be a string"),
     ] {
         let reply = app.team(op, body).await;
@@ -377,5 +472,13 @@ async fn bad_key_and_user_input_is_400(app: TestApp) {
             reply.body
         );
     }
-    assert_eq!(app.team("api-keys.list", json!({})).await.ok().as_array().unwrap().len(), 1);
+    assert_eq!(
+        app.team("api-keys.list", json!({}))
+            .await
+            .ok()
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }

@@ -83,7 +83,11 @@ pub struct SubscriberQuery {
 }
 
 impl SubscriberQuery {
-    pub fn new(search: Option<&str>, sort_by: Option<&str>, page: PageRequest) -> DomainResult<Self> {
+    pub fn new(
+        search: Option<&str>,
+        sort_by: Option<&str>,
+        page: PageRequest,
+    ) -> DomainResult<Self> {
         let search = text::optional("search", search, text::NAME_MAX)?
             .map(|s| s.to_lowercase())
             .filter(|s| !s.is_empty());
@@ -100,7 +104,9 @@ impl SubscriberQuery {
             None => true,
             Some(term) => {
                 s.name.to_lowercase().contains(term.as_str())
-                    || s.email.as_ref().is_some_and(|e| e.as_str().contains(term.as_str()))
+                    || s.email
+                        .as_ref()
+                        .is_some_and(|e| e.as_str().contains(term.as_str()))
             }
         }
     }
@@ -255,7 +261,10 @@ mod tests {
 
     #[test]
     fn sort_parses_and_defaults() {
-        assert_eq!(SubscriberSort::parse(None).unwrap(), SubscriberSort::CreatedAt);
+        assert_eq!(
+            SubscriberSort::parse(None).unwrap(),
+            SubscriberSort::CreatedAt
+        );
         for s in SubscriberSort::ALL {
             assert_eq!(SubscriberSort::parse(Some(s.as_str())).unwrap(), s);
         }
@@ -265,9 +274,17 @@ mod tests {
     #[test]
     fn patch_merges_meta_and_keeps_attributes_in_step() {
         let now = Timestamp::from_unix_seconds(1_700_000_000).unwrap();
-        let input = Identify::new(Some("a@x.io"), None, Some(&json!({"mmr": 5, "plan": "free"})), None, None).unwrap();
+        let input = Identify::new(
+            Some("a@x.io"),
+            None,
+            Some(&json!({"mmr": 5, "plan": "free"})),
+            None,
+            None,
+        )
+        .unwrap();
         let mut s = Subscriber::identified(TeamId::new(), &input, now);
-        let patch = SubscriberPatch::new(Some("Ann"), Some(&json!({"mmr": 10, "plan": null}))).unwrap();
+        let patch =
+            SubscriberPatch::new(Some("Ann"), Some(&json!({"mmr": 10, "plan": null}))).unwrap();
         s.apply_patch(&patch, now.plus_seconds(1));
         assert_eq!(s.name, "Ann");
         assert_eq!(Value::Object(s.meta.clone()), json!({"mmr": 10}));
@@ -279,7 +296,14 @@ mod tests {
     #[test]
     fn erase_clears_personal_data_and_bumps_the_token_version() {
         let now = Timestamp::from_unix_seconds(1_700_000_000).unwrap();
-        let input = Identify::new(Some("a@x.io"), Some("Ann"), Some(&json!({"plan": "pro"})), Some("https://x.io/a.png"), None).unwrap();
+        let input = Identify::new(
+            Some("a@x.io"),
+            Some("Ann"),
+            Some(&json!({"plan": "pro"})),
+            Some("https://x.io/a.png"),
+            None,
+        )
+        .unwrap();
         let mut s = Subscriber::identified(TeamId::new(), &input, now);
         s.erase(now);
         assert_eq!(s.name, DELETED_SUBSCRIBER_NAME);
@@ -307,10 +331,15 @@ mod tests {
     fn issued_keys_never_outrank_their_issuer() {
         let admin = holder(Role::Admin);
         assert_eq!(issued_key_role(&admin, None).unwrap(), Role::Admin);
-        assert_eq!(issued_key_role(&admin, Some(Role::Member)).unwrap(), Role::Member);
+        assert_eq!(
+            issued_key_role(&admin, Some(Role::Member)).unwrap(),
+            Role::Member
+        );
         assert_eq!(
             issued_key_role(&admin, Some(Role::Owner)),
-            Err(DomainError::Forbidden("The admin role cannot create a key with the owner role".into()))
+            Err(DomainError::Forbidden(
+                "The admin role cannot create a key with the owner role".into()
+            ))
         );
     }
 
@@ -338,9 +367,17 @@ mod tests {
         let page = PageRequest::new(None, None, 20).unwrap();
         let q = SubscriberQuery::new(Some("ANN"), None, page).unwrap();
         let input = Identify::new(Some("x@y.io"), Some("Joanna"), None, None, None).unwrap();
-        let s = Subscriber::identified(TeamId::new(), &input, Timestamp::from_unix_seconds(0).unwrap());
+        let s = Subscriber::identified(
+            TeamId::new(),
+            &input,
+            Timestamp::from_unix_seconds(0).unwrap(),
+        );
         assert!(q.matches(&s));
-        assert!(!SubscriberQuery::new(Some("zzz"), None, page).unwrap().matches(&s));
-        assert!(SubscriberQuery::new(Some("Y.IO"), None, page).unwrap().matches(&s));
+        assert!(!SubscriberQuery::new(Some("zzz"), None, page)
+            .unwrap()
+            .matches(&s));
+        assert!(SubscriberQuery::new(Some("Y.IO"), None, page)
+            .unwrap()
+            .matches(&s));
     }
 }

@@ -24,12 +24,12 @@ use crate::{
         common::{ErrorBody, NoParams},
         roadmap::StageMetaParams,
     },
+    // Team administration (issue 6).
+    routes::{api_keys, subscribers_admin, users},
     routes::{
         automation, feedback_boards, feedback_comments, feedback_votes, feedbacks, health,
         roadmaps, stages, subscribers, teams, topic_comments, topic_votes, topics,
     },
-    // Team administration (issue 6).
-    routes::{api_keys, subscribers_admin, users},
 };
 
 const DESCRIPTION: &str = "\

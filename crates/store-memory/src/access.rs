@@ -124,7 +124,11 @@ impl State {
             .cloned()
     }
 
-    pub(crate) fn list_subscribers(&self, team: TeamId, query: &SubscriberQuery) -> Paged<Subscriber> {
+    pub(crate) fn list_subscribers(
+        &self,
+        team: TeamId,
+        query: &SubscriberQuery,
+    ) -> Paged<Subscriber> {
         let mut found: Vec<&Subscriber> = self
             .subscribers
             .values()
@@ -137,7 +141,12 @@ impl State {
         let offset = usize::try_from(query.page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(query.page.limit).unwrap_or(0);
         Paged {
-            items: found.into_iter().skip(offset).take(limit).cloned().collect(),
+            items: found
+                .into_iter()
+                .skip(offset)
+                .take(limit)
+                .cloned()
+                .collect(),
             total,
             page: query.page,
         }
@@ -155,7 +164,12 @@ impl State {
         Some(subscriber.clone())
     }
 
-    pub(crate) fn erase_subscriber(&mut self, team: TeamId, id: SubscriberId, now: Timestamp) -> bool {
+    pub(crate) fn erase_subscriber(
+        &mut self,
+        team: TeamId,
+        id: SubscriberId,
+        now: Timestamp,
+    ) -> bool {
         match self.live_subscriber_mut(team, id) {
             Some(subscriber) => {
                 subscriber.erase(now);

@@ -10,7 +10,7 @@ use sounding_domain::{
     ids::{ApiKeyId, SubscriberId, UserId},
     meta,
     page::PageRequest,
-    ports::{conflicts, StoreError, Store},
+    ports::{conflicts, Store, StoreError},
     team_admin::{SubscriberPatch, SubscriberQuery, DELETED_SUBSCRIBER_NAME},
 };
 
@@ -43,17 +43,30 @@ pub async fn users_are_added_once_and_the_last_owner_stays(store: Arc<dyn Store>
         Err(StoreError::Conflict(conflicts::USER_EMAIL.into()))
     );
     assert_eq!(store.users(f.team.id).await.unwrap().len(), 2);
-    assert_eq!(store.user(f.team.id, admin.id).await.unwrap(), Some(admin.clone()));
+    assert_eq!(
+        store.user(f.team.id, admin.id).await.unwrap(),
+        Some(admin.clone())
+    );
     assert_eq!(store.user(other.team.id, admin.id).await.unwrap(), None);
 
     // The only owner can be neither demoted nor removed; nothing changes.
     assert_eq!(
-        store.set_user_role(f.team.id, f.owner.id, Role::Admin).await,
+        store
+            .set_user_role(f.team.id, f.owner.id, Role::Admin)
+            .await,
         Err(last_owner())
     );
-    assert_eq!(store.delete_user(f.team.id, f.owner.id).await, Err(last_owner()));
     assert_eq!(
-        store.user(f.team.id, f.owner.id).await.unwrap().unwrap().role,
+        store.delete_user(f.team.id, f.owner.id).await,
+        Err(last_owner())
+    );
+    assert_eq!(
+        store
+            .user(f.team.id, f.owner.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .role,
         Role::Owner
     );
     // With a second owner, the first may step down.
@@ -74,7 +87,9 @@ pub async fn users_are_added_once_and_the_last_owner_stays(store: Arc<dyn Store>
     );
     // Another team's user is not found; a missing one neither.
     assert_eq!(
-        store.set_user_role(other.team.id, admin.id, Role::Member).await,
+        store
+            .set_user_role(other.team.id, admin.id, Role::Member)
+            .await,
         Ok(None)
     );
     assert_eq!(store.delete_user(f.team.id, UserId::new()).await, Ok(false));
@@ -88,7 +103,10 @@ pub async fn concurrent_owner_demotions_keep_one_owner(store: Arc<dyn Store>) {
         store.set_user_role(f.team.id, f.owner.id, Role::Admin),
         store.set_user_role(f.team.id, second.id, Role::Admin),
     );
-    let refused = [&a, &b].iter().filter(|r| ***r == Err(last_owner())).count();
+    let refused = [&a, &b]
+        .iter()
+        .filter(|r| ***r == Err(last_owner()))
+        .count();
     assert_eq!(refused, 1, "exactly one demotion wins: {a:?} {b:?}");
     let owners = store
         .users(f.team.id)
@@ -106,7 +124,11 @@ pub async fn deleting_a_user_removes_their_keys(store: Arc<dyn Store>) {
     store.insert_user(&member).await.unwrap();
     let (key, secret) = ApiKey::new(f.team.id, member.id, Role::Member, false, None, t0());
     store.insert_api_key(&key).await.unwrap();
-    assert!(store.api_key_by_hash(&secret.hash()).await.unwrap().is_some());
+    assert!(store
+        .api_key_by_hash(&secret.hash())
+        .await
+        .unwrap()
+        .is_some());
     assert!(store.delete_user(f.team.id, member.id).await.unwrap());
     assert_eq!(store.api_key_by_hash(&secret.hash()).await.unwrap(), None);
     let ids: Vec<ApiKeyId> = store
@@ -124,30 +146,78 @@ pub async fn team_keys_are_listed_deleted_within_their_team_and_touched_once_a_m
 ) {
     let f = stored_team(&*store, "keys").await;
     let other = stored_team(&*store, "keys-other").await;
-    let (later, _) = ApiKey::new(f.team.id, f.owner.id, Role::Member, true, Some("ci".into()), t0().plus_seconds(5));
+    let (later, _) = ApiKey::new(
+        f.team.id,
+        f.owner.id,
+        Role::Member,
+        true,
+        Some("ci".into()),
+        t0().plus_seconds(5),
+    );
     store.insert_api_key(&later).await.unwrap();
     let listed = store.api_keys(f.team.id).await.unwrap();
-    assert_eq!(listed, [f.key.clone(), later.clone()], "oldest first, as stored");
+    assert_eq!(
+        listed,
+        [f.key.clone(), later.clone()],
+        "oldest first, as stored"
+    );
 
-    assert!(!store.delete_team_api_key(other.team.id, later.id).await.unwrap());
-    store.touch_api_key(later.id, t0().plus_seconds(100), 60).await.unwrap();
-    store.touch_api_key(later.id, t0().plus_seconds(159), 60).await.unwrap();
-    let stamp = |keys: Vec<ApiKey>| keys.into_iter().find(|k| k.id == later.id).unwrap().last_used_at;
-    assert_eq!(stamp(store.api_keys(f.team.id).await.unwrap()), Some(t0().plus_seconds(100)));
-    store.touch_api_key(later.id, t0().plus_seconds(160), 60).await.unwrap();
-    assert_eq!(stamp(store.api_keys(f.team.id).await.unwrap()), Some(t0().plus_seconds(160)));
+    assert!(!store
+        .delete_team_api_key(other.team.id, later.id)
+        .await
+        .unwrap());
+    store
+        .touch_api_key(later.id, t0().plus_seconds(100), 60)
+        .await
+        .unwrap();
+    store
+        .touch_api_key(later.id, t0().plus_seconds(159), 60)
+        .await
+        .unwrap();
+    let stamp = |keys: Vec<ApiKey>| {
+        keys.into_iter()
+            .find(|k| k.id == later.id)
+            .unwrap()
+            .last_used_at
+    };
+    assert_eq!(
+        stamp(store.api_keys(f.team.id).await.unwrap()),
+        Some(t0().plus_seconds(100))
+    );
+    store
+        .touch_api_key(later.id, t0().plus_seconds(160), 60)
+        .await
+        .unwrap();
+    assert_eq!(
+        stamp(store.api_keys(f.team.id).await.unwrap()),
+        Some(t0().plus_seconds(160))
+    );
 
-    assert!(store.delete_team_api_key(f.team.id, later.id).await.unwrap());
-    assert!(!store.delete_team_api_key(f.team.id, later.id).await.unwrap());
+    assert!(store
+        .delete_team_api_key(f.team.id, later.id)
+        .await
+        .unwrap());
+    assert!(!store
+        .delete_team_api_key(f.team.id, later.id)
+        .await
+        .unwrap());
     assert_eq!(store.api_keys(f.team.id).await.unwrap(), [f.key]);
 }
 
 fn query(search: Option<&str>, sort: Option<&str>, limit: i64, offset: i64) -> SubscriberQuery {
-    SubscriberQuery::new(search, sort, PageRequest::new(Some(limit), Some(offset), 20).unwrap())
-        .unwrap()
+    SubscriberQuery::new(
+        search,
+        sort,
+        PageRequest::new(Some(limit), Some(offset), 20).unwrap(),
+    )
+    .unwrap()
 }
 
-async fn names(store: &dyn Store, team: sounding_domain::TeamId, q: SubscriberQuery) -> (Vec<String>, i64) {
+async fn names(
+    store: &dyn Store,
+    team: sounding_domain::TeamId,
+    q: SubscriberQuery,
+) -> (Vec<String>, i64) {
     let page = store.list_subscribers(team, &q).await.unwrap();
     (page.items.into_iter().map(|s| s.name).collect(), page.total)
 }
@@ -179,16 +249,22 @@ pub async fn subscriber_lists_search_sort_and_page(store: Arc<dyn Store>) {
         "newest first by default"
     );
     assert_eq!(
-        names(&*store, team, query(None, Some("name"), 20, 0)).await.0,
+        names(&*store, team, query(None, Some("name"), 20, 0))
+            .await
+            .0,
         ["amy 50%_off", "Bob", "Zed"],
         "names sort case-insensitively"
     );
     assert_eq!(
-        names(&*store, team, query(None, Some("email"), 20, 0)).await.0,
+        names(&*store, team, query(None, Some("email"), 20, 0))
+            .await
+            .0,
         ["amy 50%_off", "Bob", "Zed"]
     );
     assert_eq!(
-        names(&*store, team, query(None, Some("mmr"), 20, 0)).await.0,
+        names(&*store, team, query(None, Some("mmr"), 20, 0))
+            .await
+            .0,
         ["Bob", "Zed", "amy 50%_off"],
         "highest mmr first, none last"
     );
@@ -201,7 +277,10 @@ pub async fn subscriber_lists_search_sort_and_page(store: Arc<dyn Store>) {
         ["amy 50%_off"],
         "wildcards are taken literally"
     );
-    assert_eq!(names(&*store, team, query(Some("_"), None, 20, 0)).await.1, 1);
+    assert_eq!(
+        names(&*store, team, query(Some("_"), None, 20, 0)).await.1,
+        1
+    );
     assert_eq!(
         names(&*store, team, query(None, Some("name"), 1, 1)).await,
         (vec!["Bob".into()], 3)
@@ -211,7 +290,11 @@ pub async fn subscriber_lists_search_sort_and_page(store: Arc<dyn Store>) {
 pub async fn subscriber_updates_merge_and_erase_hides_them(store: Arc<dyn Store>) {
     let f = stored_team(&*store, "erase").await;
     let team = f.team.id;
-    let input = identify("a@x.io", Some("Ann"), Some(json!({"plan": "pro", "mmr": 3})));
+    let input = identify(
+        "a@x.io",
+        Some("Ann"),
+        Some(json!({"plan": "pro", "mmr": 3})),
+    );
     let (ann, _) = store.identify(team, &input, t0()).await.unwrap();
     let patch = SubscriberPatch::new(
         Some("Ann B"),
@@ -228,17 +311,39 @@ pub async fn subscriber_updates_merge_and_erase_hides_them(store: Arc<dyn Store>
         serde_json::Value::Object(updated.meta.clone()),
         json!({"mmr": 7, "x": true})
     );
-    assert_eq!((updated.attributes.mmr, updated.attributes.plan.clone()), (Some(7.0), None));
-    assert_eq!(store.live_subscriber(team, ann.id).await.unwrap(), Some(updated.clone()));
+    assert_eq!(
+        (updated.attributes.mmr, updated.attributes.plan.clone()),
+        (Some(7.0), None)
+    );
+    assert_eq!(
+        store.live_subscriber(team, ann.id).await.unwrap(),
+        Some(updated.clone())
+    );
 
-    assert!(store.erase_subscriber(team, ann.id, t0().plus_seconds(2)).await.unwrap());
-    assert!(!store.erase_subscriber(team, ann.id, t0().plus_seconds(3)).await.unwrap());
+    assert!(store
+        .erase_subscriber(team, ann.id, t0().plus_seconds(2))
+        .await
+        .unwrap());
+    assert!(!store
+        .erase_subscriber(team, ann.id, t0().plus_seconds(3))
+        .await
+        .unwrap());
     assert_eq!(store.live_subscriber(team, ann.id).await.unwrap(), None);
     assert_eq!(
-        store.update_subscriber(team, ann.id, &patch, t0()).await.unwrap(),
+        store
+            .update_subscriber(team, ann.id, &patch, t0())
+            .await
+            .unwrap(),
         None
     );
-    assert_eq!(store.list_subscribers(team, &query(None, None, 20, 0)).await.unwrap().total, 0);
+    assert_eq!(
+        store
+            .list_subscribers(team, &query(None, None, 20, 0))
+            .await
+            .unwrap()
+            .total,
+        0
+    );
     // The row stays, erased, for the comments and votes it wrote.
     let erased = store.subscriber(team, ann.id).await.unwrap().unwrap();
     assert_eq!(erased.name, DELETED_SUBSCRIBER_NAME);
@@ -250,5 +355,8 @@ pub async fn subscriber_updates_merge_and_erase_hides_them(store: Arc<dyn Store>
     let (again, created) = store.identify(team, &input, t0()).await.unwrap();
     assert!(created);
     assert_ne!(again.id, ann.id);
-    assert!(!store.erase_subscriber(team, SubscriberId::new(), t0()).await.unwrap());
+    assert!(!store
+        .erase_subscriber(team, SubscriberId::new(), t0())
+        .await
+        .unwrap());
 }

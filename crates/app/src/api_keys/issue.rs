@@ -26,8 +26,8 @@ pub async fn issue_api_key(
 ) -> AppResult<(ApiKey, ApiKeySecret)> {
     caller.require(Need::Admin(AdminArea::ApiKeys))?;
     let requested = input.role.as_deref().map(Role::parse).transpose()?;
-    let name = text::optional("name", input.name.as_deref(), text::NAME_MAX)?
-        .filter(|n| !n.is_empty());
+    let name =
+        text::optional("name", input.name.as_deref(), text::NAME_MAX)?.filter(|n| !n.is_empty());
     let role = issued_key_role(caller, requested)?;
     let (key, secret) = ApiKey::new(
         caller.team_id,

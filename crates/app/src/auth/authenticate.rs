@@ -164,7 +164,14 @@ mod tests {
         )
         .await
         .unwrap();
-        assert!(matches!(caller, Caller::Team(KeyHolder { read_only: true, role: Role::Admin, .. })));
+        assert!(matches!(
+            caller,
+            Caller::Team(KeyHolder {
+                read_only: true,
+                role: Role::Admin,
+                ..
+            })
+        ));
     }
 
     #[tokio::test]

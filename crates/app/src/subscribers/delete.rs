@@ -81,8 +81,12 @@ mod tests {
             first.subscriber.id
         );
         for again in [
-            delete_subscriber(&store, &Fixed, &member, Some(&id)).await.map(|_| ()),
-            team_subscriber_info(&store, &member, Some(&id)).await.map(|_| ()),
+            delete_subscriber(&store, &Fixed, &member, Some(&id))
+                .await
+                .map(|_| ()),
+            team_subscriber_info(&store, &member, Some(&id))
+                .await
+                .map(|_| ()),
         ] {
             assert_eq!(again, Err(AppError::not_found(Entity::Subscriber)));
         }

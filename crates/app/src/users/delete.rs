@@ -57,9 +57,13 @@ mod tests {
         access
             .expect_delete_user()
             .returning(|_, _| Err(StoreError::Conflict(conflicts::LAST_OWNER.into())));
-        let err = delete_user(&access, &holder(Role::Owner), Some(&UserId::new().to_string()))
-            .await
-            .unwrap_err();
+        let err = delete_user(
+            &access,
+            &holder(Role::Owner),
+            Some(&UserId::new().to_string()),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(
             err,
             AppError::Domain(DomainError::Conflict(LAST_OWNER_MESSAGE.into()))
@@ -70,10 +74,17 @@ mod tests {
     async fn an_admin_cannot_delete_users_and_storage_is_not_touched() {
         let mut access = MockAccessStore::new();
         access.expect_delete_user().never();
-        let err = delete_user(&access, &holder(Role::Admin), Some(&UserId::new().to_string()))
-            .await
-            .unwrap_err();
-        assert_eq!(err, AppError::forbidden("Only an owner can delete team users"));
+        let err = delete_user(
+            &access,
+            &holder(Role::Admin),
+            Some(&UserId::new().to_string()),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            err,
+            AppError::forbidden("Only an owner can delete team users")
+        );
     }
 
     #[tokio::test]

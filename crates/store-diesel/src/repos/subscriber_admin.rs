@@ -12,10 +12,7 @@ use sounding_domain::{
 
 use super::{subscribers::SubscriberRow, to_db_time};
 use crate::{
-    connection::DbConnection,
-    error::DbResult,
-    raw_sql::like_contains,
-    schema::subscribers,
+    connection::DbConnection, error::DbResult, raw_sql::like_contains, schema::subscribers,
 };
 
 diesel::define_sql_function! {
@@ -86,14 +83,12 @@ pub(crate) fn list(
     let total: i64 = scoped!().select(count_star()).first(conn)?;
     let mut page = scoped!().select(SubscriberRow::as_select());
     page = match query.sort {
-        SubscriberSort::CreatedAt => page.order((
-            subscribers::created_at.desc(),
-            subscribers::id.asc(),
-        )),
-        SubscriberSort::LastUpdated => page.order((
-            subscribers::last_updated.desc(),
-            subscribers::id.asc(),
-        )),
+        SubscriberSort::CreatedAt => {
+            page.order((subscribers::created_at.desc(), subscribers::id.asc()))
+        }
+        SubscriberSort::LastUpdated => {
+            page.order((subscribers::last_updated.desc(), subscribers::id.asc()))
+        }
         SubscriberSort::Name => page.order((lower(subscribers::name).asc(), subscribers::id.asc())),
         // Every listed subscriber has an e-mail but anonymous topic creators; those go last.
         SubscriberSort::Email => page.order((

@@ -8,15 +8,17 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
     ids::{SubscriberId, TeamId},
-    ports::{StoreResult, SubscriberStore},
     page::Paged,
+    ports::{StoreResult, SubscriberStore},
     subscriber::{Attributes, Email, Identify, Subscriber, SubscriberSource},
     team_admin::{SubscriberPatch, SubscriberQuery},
     timestamp::Timestamp,
 };
 use time::PrimitiveDateTime;
 
-use super::{subscriber_admin, from_db_time, parse_id, parse_json_object, to_db_time, to_json_object};
+use super::{
+    from_db_time, parse_id, parse_json_object, subscriber_admin, to_db_time, to_json_object,
+};
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
