@@ -20,7 +20,8 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
             "20261122000001",
             "20261124000001",
             "20261124000002",
-            "20261124000003"
+            "20261124000003",
+            "20261125000003"
         ]
     );
     assert!(store.migrate().await.unwrap().is_empty());
