@@ -266,6 +266,13 @@ async fn deleting_a_subscriber_makes_their_jwt_fail_on_the_very_next_request_whi
         )
         .await;
     assert_eq!(votes.ok()["count"], 1, "their vote still counts");
+    // Nor can the team write in their name any more.
+    app.team(
+        "feedback-comments.create",
+        json!({"feedbackId": f["id"], "text": "as Ann", "subscriberId": ann["id"]}),
+    )
+    .await
+    .assert_error(404, "Subscriber not found");
     let stored = app.stored_subscriber(&ann["id"]).await;
     assert_eq!(stored, ("Deleted subscriber".to_owned(), None));
 }

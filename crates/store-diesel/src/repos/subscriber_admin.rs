@@ -150,3 +150,54 @@ pub(crate) fn erase(
         .execute(conn)?;
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    };
+
+    use diesel::{
+        connection::{InstrumentationEvent, SimpleConnection},
+        Connection, SqliteConnection,
+    };
+    use sounding_domain::{ids::TeamId, page::PageRequest, subscriber::Identify};
+
+    use super::*;
+
+    #[test]
+    fn a_list_is_two_statements_whatever_the_page_size() {
+        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
+        crate::migrations::run(&mut conn).unwrap();
+        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let team = TeamId::new();
+        let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+        for n in 0..30 {
+            let input =
+                Identify::new(Some(&format!("s{n}@x.io")), None, None, None, None).unwrap();
+            let s = Subscriber::identified(team, &input, now.plus_seconds(n));
+            diesel::insert_into(subscribers::table)
+                .values(&SubscriberRow::from_domain(&s).unwrap())
+                .execute(&mut conn)
+                .unwrap();
+        }
+        let statements = Arc::new(AtomicUsize::new(0));
+        let counter = statements.clone();
+        if let DbConnection::Sqlite(inner) = &mut conn {
+            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+        }
+        for (limit, expected) in [(1, 1), (25, 25), (100, 30)] {
+            statements.store(0, Ordering::SeqCst);
+            let page = PageRequest::new(Some(limit), None, 20).unwrap();
+            let query = SubscriberQuery::new(Some("x.io"), Some("name"), page).unwrap();
+            let found = list(&mut conn, &team.to_string(), &query).unwrap();
+            assert_eq!((found.items.len(), found.total), (expected, 30));
+            assert_eq!(statements.load(Ordering::SeqCst), 2, "limit {limit}");
+        }
+    }
+}
