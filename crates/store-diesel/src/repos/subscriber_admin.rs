@@ -174,8 +174,7 @@ mod tests {
         let team = TeamId::new();
         let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
         for n in 0..30 {
-            let input =
-                Identify::new(Some(&format!("s{n}@x.io")), None, None, None, None).unwrap();
+            let input = Identify::new(Some(&format!("s{n}@x.io")), None, None, None, None).unwrap();
             let s = Subscriber::identified(team, &input, now.plus_seconds(n));
             diesel::insert_into(subscribers::table)
                 .values(&SubscriberRow::from_domain(&s).unwrap())
