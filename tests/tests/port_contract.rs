@@ -1,12 +1,14 @@
 //! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
 //! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
-//! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts) run
-//! against every adapter — the
+//! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts,
+//! `access.rs` for team administration) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
 
+#[path = "port_contract/access.rs"]
+mod access;
 #[path = "port_contract/documents.rs"]
 mod documents;
 #[path = "port_contract/fixtures.rs"]
@@ -195,5 +197,13 @@ port_contract!(
         merging_moves_votes_once_comments_and_follows_and_recounts,
         merge_refuses_missing_or_archived_items_and_writes_nothing,
         counts_are_per_status_with_archived_apart,
+    ],
+    access: [
+        users_are_added_once_and_the_last_owner_stays,
+        concurrent_owner_demotions_keep_one_owner,
+        deleting_a_user_removes_their_keys,
+        team_keys_are_listed_deleted_within_their_team_and_touched_once_a_minute,
+        subscriber_lists_search_sort_and_page,
+        subscriber_updates_merge_and_erase_hides_them,
     ],
 );

@@ -15,6 +15,7 @@ pub mod subscribers;
 pub mod tags;
 pub mod teams;
 pub mod topics;
+pub mod users;
 pub mod wire;
 // Notifications, and feedback as CSV (export and import).
 pub mod feedback_csv;

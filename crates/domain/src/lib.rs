@@ -25,6 +25,7 @@ pub mod stage;
 pub mod subscriber;
 pub mod tag;
 pub mod team;
+pub mod team_admin;
 pub mod text;
 pub mod timestamp;
 pub mod token;

@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 
 use crate::{
-    access::TeamUser,
+    access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
@@ -17,13 +17,14 @@ use crate::{
     feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
     ids::{
         ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId,
-        TopicId,
+        TopicId, UserId,
     },
     page::Paged,
     roadmap::Roadmap,
     stage::{Stage, StageView},
     subscriber::{Identify, Subscriber},
     team::Team,
+    team_admin::{SubscriberPatch, SubscriberQuery},
     timestamp::Timestamp,
     token::{SubscriberClaims, TokenError},
     topic::{Topic, TopicQuery, TopicView},
@@ -68,6 +69,8 @@ pub mod conflicts {
     pub const DOCUMENT_URL_ID: &str = "document_url_id";
     /// A tag's name is taken in the team, ignoring case.
     pub const TAG_NAME: &str = "tag_name";
+    /// The change would leave the team without an owner.
+    pub const LAST_OWNER: &str = "last_owner";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -94,6 +97,35 @@ pub trait AccessStore: Send + Sync {
     async fn users(&self, team: TeamId) -> StoreResult<Vec<TeamUser>>;
     /// The user with this (lowercase) e-mail in the team.
     async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>>;
+
+    // Team administration (issue 6).
+    /// Conflict `user_email` (nothing written) when the team has a user with the e-mail.
+    async fn insert_user(&self, user: &TeamUser) -> StoreResult<()>;
+    async fn user(&self, team: TeamId, id: UserId) -> StoreResult<Option<TeamUser>>;
+    /// Gives the user `role`; the user as stored, or `None` when gone. Conflict `last_owner`
+    /// (nothing written) when it would leave the team without an owner; checked in the same
+    /// transaction as the write, so two concurrent demotions cannot both pass.
+    async fn set_user_role(
+        &self,
+        team: TeamId,
+        id: UserId,
+        role: Role,
+    ) -> StoreResult<Option<TeamUser>>;
+    /// Removes the user and every API key of theirs; `false` when there was none. Conflict
+    /// `last_owner` (nothing removed) when they are the team's last owner.
+    async fn delete_user(&self, team: TeamId, id: UserId) -> StoreResult<bool>;
+    /// The team's keys, oldest first.
+    async fn api_keys(&self, team: TeamId) -> StoreResult<Vec<ApiKey>>;
+    /// Removes the team's key; `false` when the team has no such key.
+    async fn delete_team_api_key(&self, team: TeamId, id: ApiKeyId) -> StoreResult<bool>;
+    /// Records a use of the key at `now` unless one was recorded within the last
+    /// `resolution_seconds` (checked in the statement, so instances never write more often).
+    async fn touch_api_key(
+        &self,
+        id: ApiKeyId,
+        now: Timestamp,
+        resolution_seconds: i64,
+    ) -> StoreResult<()>;
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -122,6 +154,38 @@ pub trait SubscriberStore: Send + Sync {
         id: SubscriberId,
         now: Timestamp,
     ) -> StoreResult<Option<i64>>;
+
+    // Team administration (issue 6). Deleted subscribers stay as rows (their comments and
+    // votes keep an author) but these methods treat them as gone.
+    /// The subscriber unless deleted.
+    async fn live_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+    ) -> StoreResult<Option<Subscriber>>;
+    /// One page of the team's live subscribers and their total, in two statements.
+    async fn list_subscribers(
+        &self,
+        team: TeamId,
+        query: &SubscriberQuery,
+    ) -> StoreResult<Paged<Subscriber>>;
+    /// Applies the patch (`Subscriber::apply_patch`) to the stored subscriber atomically; the
+    /// result, or `None` when it is gone or deleted.
+    async fn update_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        patch: &SubscriberPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<Subscriber>>;
+    /// Erases the subscriber (`Subscriber::erase`) and marks it deleted; its e-mail is free
+    /// for a new subscriber. `false` when it is gone or already deleted.
+    async fn erase_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        now: Timestamp,
+    ) -> StoreResult<bool>;
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]

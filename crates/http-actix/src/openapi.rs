@@ -25,9 +25,10 @@ use crate::{
         roadmap::StageMetaParams,
     },
     routes::{
-        automation, document_reactions, documents, feedback_boards, feedback_comments,
+        api_keys, automation, document_reactions, documents, feedback_boards, feedback_comments,
         feedback_csv, feedback_merge, feedback_votes, feedbacks, health, notifications, roadmaps,
-        stages, subscribers, tags, teams, topic_comments, topic_votes, topics,
+        stages, subscribers, subscribers_admin, tags, teams, topic_comments, topic_votes, topics,
+        users,
     },
 };
 
@@ -131,6 +132,17 @@ by each server instance.";
         tags::delete,
         feedback_merge::merge,
         feedback_merge::count,
+        subscribers_admin::list,
+        subscribers_admin::info,
+        subscribers_admin::update,
+        subscribers_admin::delete,
+        users::list,
+        users::create,
+        users::update,
+        users::delete,
+        api_keys::list,
+        api_keys::create,
+        api_keys::delete,
         health::healthz,
         health::readyz,
     ),
@@ -152,6 +164,8 @@ by each server instance.";
         (name = "notifications", description = "What subscribers are told about the feedback and topics they follow."),
         (name = "documents", description = "Help articles and announcements, and subscribers' emoji reactions to them."),
         (name = "tags", description = "Coloured labels the team puts on feedback."),
+        (name = "users", description = "The team's users and their roles."),
+        (name = "api-keys", description = "The team's API keys: listed without the key, shown once on creation."),
         (name = "health", description = "Liveness and readiness probes; not rate limited."),
     ),
 )]
@@ -374,7 +388,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 79);
+        assert_eq!(operations.len(), 90);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

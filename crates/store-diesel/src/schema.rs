@@ -56,6 +56,7 @@ diesel::table! {
         token_version -> BigInt,
         created_at -> Timestamp,
         last_updated -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
     }
 }
 

@@ -23,6 +23,7 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
             "20261124000003",
             "20261125000001",
             "20261125000002",
+            "20261125000003",
             "20261125000004",
         ]
     );

@@ -2,6 +2,7 @@
 //! the domain without a database. One mutex guards all state, so each port method is atomic,
 //! as the database adapters' transactions are.
 
+mod access;
 mod documents;
 mod feedback;
 mod notifications;
@@ -11,13 +12,13 @@ mod topics;
 mod webhooks;
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{Mutex, MutexGuard},
 };
 
 use async_trait::async_trait;
 use sounding_domain::{
-    access::TeamUser,
+    access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
@@ -25,6 +26,7 @@ use sounding_domain::{
         ApiKeyId, BoardId, DeliveryId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId,
         TopicId, UserId, WebhookId,
     },
+    page::Paged,
     ports::{
         conflicts, AccessStore, BoardStore, OutboxStore, SettingsStore, StoreError, StoreResult,
         SubscriberStore, TeamStore,
@@ -33,6 +35,7 @@ use sounding_domain::{
     stage::Stage,
     subscriber::{Identify, Subscriber},
     team::Team,
+    team_admin::{SubscriberPatch, SubscriberQuery},
     timestamp::Timestamp,
     webhook::WebhookSubscription,
 };
@@ -64,6 +67,9 @@ struct State {
     documents: HashMap<sounding_domain::ids::DocumentId, documents::DocumentRow>,
     /// Tags; the items carrying one list its id (`feedback::FeedbackRow::tags`).
     tags: HashMap<sounding_domain::ids::TagId, sounding_domain::tag::Tag>,
+    /// Subscribers erased by `subscribers.delete`: kept for their comments and votes, gone
+    /// for administration.
+    deleted_subscribers: HashSet<SubscriberId>,
 }
 
 #[derive(Default)]
@@ -206,6 +212,45 @@ impl AccessStore for MemoryStore {
             .find(|u| u.team_id == team && u.email == email)
             .cloned())
     }
+
+    async fn insert_user(&self, user: &TeamUser) -> StoreResult<()> {
+        self.state().insert_user(user)
+    }
+
+    async fn user(&self, team: TeamId, id: UserId) -> StoreResult<Option<TeamUser>> {
+        Ok(self.state().team_user(team, id))
+    }
+
+    async fn set_user_role(
+        &self,
+        team: TeamId,
+        id: UserId,
+        role: Role,
+    ) -> StoreResult<Option<TeamUser>> {
+        self.state().set_user_role(team, id, role)
+    }
+
+    async fn delete_user(&self, team: TeamId, id: UserId) -> StoreResult<bool> {
+        self.state().delete_user(team, id)
+    }
+
+    async fn api_keys(&self, team: TeamId) -> StoreResult<Vec<ApiKey>> {
+        Ok(self.state().team_api_keys(team))
+    }
+
+    async fn delete_team_api_key(&self, team: TeamId, id: ApiKeyId) -> StoreResult<bool> {
+        Ok(self.state().delete_team_api_key(team, id))
+    }
+
+    async fn touch_api_key(
+        &self,
+        id: ApiKeyId,
+        now: Timestamp,
+        resolution_seconds: i64,
+    ) -> StoreResult<()> {
+        self.state().touch_api_key(id, now, resolution_seconds);
+        Ok(())
+    }
 }
 
 #[async_trait]
@@ -267,6 +312,41 @@ impl SubscriberStore for MemoryStore {
                 subscriber.last_updated = now;
                 subscriber.token_version
             }))
+    }
+
+    async fn live_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+    ) -> StoreResult<Option<Subscriber>> {
+        Ok(self.state().live_subscriber(team, id))
+    }
+
+    async fn list_subscribers(
+        &self,
+        team: TeamId,
+        query: &SubscriberQuery,
+    ) -> StoreResult<Paged<Subscriber>> {
+        Ok(self.state().list_subscribers(team, query))
+    }
+
+    async fn update_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        patch: &SubscriberPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<Subscriber>> {
+        Ok(self.state().update_subscriber(team, id, patch, now))
+    }
+
+    async fn erase_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        Ok(self.state().erase_subscriber(team, id, now))
     }
 }
 

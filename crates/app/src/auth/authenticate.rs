@@ -6,6 +6,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder, SubscriberSession},
     api_key::{hash_key, looks_like_api_key},
     ports::{AccessStore, Clock, SubscriberStore, TeamStore, TokenCodec},
+    team_admin::{key_use_due, KEY_USE_RESOLUTION_SECONDS},
     token::TokenError,
 };
 
@@ -41,6 +42,16 @@ pub async fn authenticate(
             .api_key_by_hash(&hash_key(token))
             .await?
             .ok_or(AuthError::Required)?;
+        let now = clock.now();
+        if key_use_due(grant.key.last_used_at, now) {
+            // Recording a use is best effort: a busy database must not fail the request.
+            if let Err(e) = access
+                .touch_api_key(grant.key.id, now, KEY_USE_RESOLUTION_SECONDS)
+                .await
+            {
+                tracing::warn!(error = %e, "could not record an API key's use");
+            }
+        }
         return Ok(Caller::Team(KeyHolder {
             team_id: grant.key.team_id,
             key_id: grant.key.id,
@@ -104,6 +115,10 @@ mod tests {
                     user_role: Role::Member,
                 }))
             });
+        access
+            .expect_touch_api_key()
+            .times(1)
+            .returning(|_, _, _| Ok(()));
         let caller = authenticate(
             &MockTeamStore::new(),
             &access,
@@ -118,6 +133,45 @@ mod tests {
             panic!("expected a key holder")
         };
         assert_eq!(holder.role, Role::Member);
+    }
+
+    #[tokio::test]
+    async fn a_key_used_within_the_minute_is_not_written_again() {
+        let (mut key, secret) = ApiKey::new(
+            TeamId::new(),
+            UserId::new(),
+            Role::Admin,
+            true,
+            None,
+            Timestamp::from_unix_seconds(0).unwrap(),
+        );
+        key.last_used_at = Some(Timestamp::from_unix_seconds(1_800_000_000 - 59).unwrap());
+        let mut access = MockAccessStore::new();
+        access.expect_api_key_by_hash().returning(move |_| {
+            Ok(Some(ApiKeyGrant {
+                key: key.clone(),
+                user_role: Role::Owner,
+            }))
+        });
+        access.expect_touch_api_key().never();
+        let caller = authenticate(
+            &MockTeamStore::new(),
+            &access,
+            &MockSubscriberStore::new(),
+            &MockTokenCodec::new(),
+            &clock(),
+            &Credential::Bearer(secret.expose().to_owned()),
+        )
+        .await
+        .unwrap();
+        assert!(matches!(
+            caller,
+            Caller::Team(KeyHolder {
+                read_only: true,
+                role: Role::Admin,
+                ..
+            })
+        ));
     }
 
     #[tokio::test]

@@ -121,8 +121,9 @@ pub async fn create_team_comment(
     let feedback = team_feedback(store, &Caller::Team(caller.clone()), id).await?;
     let now = clock.now();
     let author = match author_id {
+        // A deleted subscriber writes nothing new.
         Some(author_id) => store
-            .subscriber(caller.team_id, author_id)
+            .live_subscriber(caller.team_id, author_id)
             .await?
             .ok_or(AppError::not_found(Entity::Subscriber))?,
         None => team_author(store, caller, identify, now).await?,

@@ -4,7 +4,7 @@
 use rand::thread_rng;
 use serde_json::Value;
 use sounding_domain::{
-    access::Caller,
+    access::{Caller, Need},
     event::EventKind,
     names,
     ports::{conflicts, Clock, Store, StoreError},
@@ -49,6 +49,10 @@ pub async fn create_topic(
     caller: &Caller,
     input: NewTopicInput,
 ) -> AppResult<TopicView> {
+    // A key creating an anonymous topic writes: read-only keys are refused.
+    if let Caller::Team(holder) = caller {
+        holder.require(Need::Write)?;
+    }
     let team = store
         .team(caller.team_id())
         .await?

@@ -2,6 +2,7 @@
 //! (decisions §1), the OpenAPI document under each prefix, and the health endpoints.
 //! Authentication and rate limiting wrap the API prefixes only.
 
+pub mod api_keys;
 pub mod automation;
 pub mod document_reactions;
 pub mod documents;
@@ -17,11 +18,13 @@ pub mod notifications;
 pub mod roadmaps;
 pub mod stages;
 pub mod subscribers;
+pub mod subscribers_admin;
 pub mod tags;
 pub mod teams;
 pub mod topic_comments;
 pub mod topic_votes;
 pub mod topics;
+pub mod users;
 
 use actix_web::{
     body::MessageBody,
@@ -137,6 +140,17 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "tags.delete", tags::delete);
     operation(cfg, "feedbacks.merge", feedback_merge::merge);
     operation(cfg, "feedbacks.count", feedback_merge::count);
+    operation(cfg, "subscribers.list", subscribers_admin::list);
+    operation(cfg, "subscribers.info", subscribers_admin::info);
+    operation(cfg, "subscribers.update", subscribers_admin::update);
+    operation(cfg, "subscribers.delete", subscribers_admin::delete);
+    operation(cfg, "users.list", users::list);
+    operation(cfg, "users.create", users::create);
+    operation(cfg, "users.update", users::update);
+    operation(cfg, "users.delete", users::delete);
+    operation(cfg, "api-keys.list", api_keys::list);
+    operation(cfg, "api-keys.create", api_keys::create);
+    operation(cfg, "api-keys.delete", api_keys::delete);
 }
 
 fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)

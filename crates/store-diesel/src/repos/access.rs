@@ -3,16 +3,18 @@
 use async_trait::async_trait;
 use diesel::{dsl::case_when, prelude::*, sql_types::BigInt};
 use sounding_domain::{
-    access::TeamUser,
+    access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
-    ids::{ApiKeyId, TeamId},
-    ports::{AccessStore, StoreResult},
+    ids::{ApiKeyId, TeamId, UserId},
+    ports::{conflicts, AccessStore, StoreResult},
+    timestamp::Timestamp,
 };
 use time::PrimitiveDateTime;
 
 use super::{from_db_time, parse_id, parse_role, to_db_time};
 use crate::{
-    error::DbResult,
+    connection::DbConnection,
+    error::{DbError, DbResult},
     schema::{api_keys, team_users},
     tx::{read, write_tx},
     DieselStore,
@@ -195,4 +197,163 @@ impl AccessStore for DieselStore {
         })
         .await
     }
+
+    async fn insert_user(&self, user: &TeamUser) -> StoreResult<()> {
+        let row = UserRow::from(user);
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                diesel::insert_into(team_users::table)
+                    .values(&row)
+                    .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn user(&self, team: TeamId, id: UserId) -> StoreResult<Option<TeamUser>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| read(conn, |conn| load_user(conn, &team, &id)))
+            .await
+    }
+
+    async fn set_user_role(
+        &self,
+        team: TeamId,
+        id: UserId,
+        role: Role,
+    ) -> StoreResult<Option<TeamUser>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let owners = lock_owners(conn, &team)?;
+                let Some(mut user) = load_user(conn, &team, &id)? else {
+                    return Ok(None);
+                };
+                if role != Role::Owner && owners == [id.clone()] {
+                    return Err(DbError::Conflict(conflicts::LAST_OWNER));
+                }
+                diesel::update(team_users::table.find(&id))
+                    .set(team_users::role.eq(role.as_str()))
+                    .execute(conn)?;
+                user.role = role;
+                Ok(Some(user))
+            })
+        })
+        .await
+    }
+
+    async fn delete_user(&self, team: TeamId, id: UserId) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let owners = lock_owners(conn, &team)?;
+                if load_user(conn, &team, &id)?.is_none() {
+                    return Ok(false);
+                }
+                if owners == [id.clone()] {
+                    return Err(DbError::Conflict(conflicts::LAST_OWNER));
+                }
+                // Explicit rather than left to the foreign key's cascade, so the keys go on
+                // every engine whatever its foreign-key setting.
+                diesel::delete(api_keys::table.filter(api_keys::user_id.eq(&id))).execute(conn)?;
+                diesel::delete(team_users::table.find(&id)).execute(conn)?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn api_keys(&self, team: TeamId) -> StoreResult<Vec<ApiKey>> {
+        let team = team.to_string();
+        self.run(move |conn| {
+            read(conn, |conn| {
+                api_keys::table
+                    .filter(api_keys::team_id.eq(team))
+                    .order((api_keys::created_at.asc(), api_keys::id.asc()))
+                    .select(ApiKeyRow::as_select())
+                    .load(conn)?
+                    .into_iter()
+                    .map(ApiKeyRow::into_domain)
+                    .collect()
+            })
+        })
+        .await
+    }
+
+    async fn delete_team_api_key(&self, team: TeamId, id: ApiKeyId) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let deleted = diesel::delete(
+                    api_keys::table
+                        .filter(api_keys::id.eq(id))
+                        .filter(api_keys::team_id.eq(team)),
+                )
+                .execute(conn)?;
+                Ok(deleted > 0)
+            })
+        })
+        .await
+    }
+
+    async fn touch_api_key(
+        &self,
+        id: ApiKeyId,
+        now: Timestamp,
+        resolution_seconds: i64,
+    ) -> StoreResult<()> {
+        let id = id.to_string();
+        let (at, due_before) = (
+            to_db_time(now),
+            to_db_time(now.plus_seconds(-resolution_seconds)),
+        );
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                // The condition is in the statement: concurrent requests on any instance
+                // write it at most once per resolution.
+                diesel::update(
+                    api_keys::table.filter(api_keys::id.eq(id)).filter(
+                        api_keys::last_used_at
+                            .is_null()
+                            .or(api_keys::last_used_at.le(due_before)),
+                    ),
+                )
+                .set(api_keys::last_used_at.eq(at))
+                .execute(conn)?;
+                Ok(())
+            })
+        })
+        .await
+    }
+}
+
+fn load_user(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<TeamUser>> {
+    team_users::table
+        .filter(team_users::id.eq(id))
+        .filter(team_users::team_id.eq(team))
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(UserRow::into_domain)
+        .transpose()
+}
+
+/// The ids of the team's owners, their rows locked until the transaction ends on PostgreSQL
+/// (re-read after any wait, so a concurrent demotion that committed is seen); SQLite's
+/// `BEGIN IMMEDIATE` already holds the only write lock.
+fn lock_owners(conn: &mut DbConnection, team: &str) -> DbResult<Vec<String>> {
+    macro_rules! owners {
+        () => {
+            team_users::table
+                .filter(team_users::team_id.eq(team))
+                .filter(team_users::role.eq(Role::Owner.as_str()))
+                .order(team_users::id.asc())
+                .select(team_users::id)
+        };
+    }
+    Ok(match conn {
+        DbConnection::Postgresql(inner) => owners!().for_update().load(inner)?,
+        DbConnection::Sqlite(inner) => owners!().load(inner)?,
+    })
 }

@@ -9,6 +9,7 @@ mod notifications;
 mod outbox;
 mod roadmaps;
 mod settings;
+mod subscriber_admin;
 mod subscribers;
 mod tags;
 mod teams;

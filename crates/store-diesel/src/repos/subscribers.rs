@@ -8,13 +8,17 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
     ids::{SubscriberId, TeamId},
+    page::Paged,
     ports::{StoreResult, SubscriberStore},
     subscriber::{Attributes, Email, Identify, Subscriber, SubscriberSource},
+    team_admin::{SubscriberPatch, SubscriberQuery},
     timestamp::Timestamp,
 };
 use time::PrimitiveDateTime;
 
-use super::{from_db_time, parse_id, parse_json_object, to_db_time, to_json_object};
+use super::{
+    from_db_time, parse_id, parse_json_object, subscriber_admin, to_db_time, to_json_object,
+};
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
@@ -236,6 +240,53 @@ impl SubscriberStore for DieselStore {
             })
         })
         .await
+    }
+
+    async fn live_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+    ) -> StoreResult<Option<Subscriber>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| read(conn, |conn| subscriber_admin::live(conn, &team, &id)))
+            .await
+    }
+
+    async fn list_subscribers(
+        &self,
+        team: TeamId,
+        query: &SubscriberQuery,
+    ) -> StoreResult<Paged<Subscriber>> {
+        let (team, query) = (team.to_string(), query.clone());
+        self.run(move |conn| read(conn, |conn| subscriber_admin::list(conn, &team, &query)))
+            .await
+    }
+
+    async fn update_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        patch: &SubscriberPatch,
+        now: Timestamp,
+    ) -> StoreResult<Option<Subscriber>> {
+        let (team, id, patch) = (team.to_string(), id.to_string(), patch.clone());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                subscriber_admin::update(conn, &team, &id, &patch, now)
+            })
+        })
+        .await
+    }
+
+    async fn erase_subscriber(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| write_tx(conn, |conn| subscriber_admin::erase(conn, &team, &id, now)))
+            .await
     }
 }
 

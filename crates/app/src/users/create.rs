@@ -1,0 +1,42 @@
+//! `users.create` (admin): a new team user; only an owner may create an owner. 409 when the
+//! e-mail is a user of the team already.
+
+use sounding_domain::{
+    access::{AdminArea, KeyHolder, Need, TeamUser},
+    ports::{conflicts, AccessStore, Clock, StoreError},
+    team_admin::{may_create_user, NewUser},
+    DomainError,
+};
+
+use crate::error::{AppError, AppResult};
+
+#[derive(Debug, Clone, Default)]
+pub struct NewUserInput {
+    pub email: Option<String>,
+    pub name: Option<String>,
+    pub role: Option<String>,
+}
+
+pub async fn create_user(
+    access: &dyn AccessStore,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: NewUserInput,
+) -> AppResult<TeamUser> {
+    caller.require(Need::Admin(AdminArea::Users))?;
+    let new = NewUser::new(
+        input.email.as_deref(),
+        input.name.as_deref(),
+        input.role.as_deref(),
+    )?;
+    may_create_user(caller, new.role)?;
+    let email = new.email.as_str().to_owned();
+    let user = new.into_user(caller.team_id, clock.now());
+    match access.insert_user(&user).await {
+        Ok(()) => Ok(user),
+        Err(StoreError::Conflict(rule)) if rule == conflicts::USER_EMAIL => Err(AppError::Domain(
+            DomainError::Conflict(format!("A user with e-mail {email} already exists")),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
