@@ -127,6 +127,12 @@ fn describe(field: &str, message: &str) -> String {
         .strip_prefix("invalid type: ")
         .and_then(|rest| rest.split_once(", expected "))
     {
+        // serde's names for JSON arrays and objects are not the API's.
+        let expected = match expected {
+            "a sequence" => "a list",
+            "a map" => "an object",
+            other => other,
+        };
         return format!("{field} must be {expected}");
     }
     if message.starts_with("must be ") {
@@ -156,6 +162,22 @@ mod tests {
         Params::<Probe>::from_request(&req, &mut payload)
             .await
             .map(|p| p.0)
+    }
+
+    #[test]
+    fn serde_names_for_arrays_and_objects_read_as_json_names() {
+        assert_eq!(
+            describe("ids", "invalid type: string \"x\", expected a sequence"),
+            "ids must be a list"
+        );
+        assert_eq!(
+            describe("meta", "invalid type: integer `5`, expected a map"),
+            "meta must be an object"
+        );
+        assert_eq!(
+            describe("name", "invalid type: integer `5`, expected a string"),
+            "name must be a string"
+        );
     }
 
     fn json(body: &str) -> TestRequest {

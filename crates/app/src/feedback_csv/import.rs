@@ -48,6 +48,10 @@ struct Row {
     cells: HashMap<&'static str, String>,
 }
 
+/// Rows one request may carry. Each row is its own `feedbacks.create`, so an unbounded file
+/// would hold a request (and the writer) for minutes; bigger files are split.
+pub const MAX_ROWS: usize = 5_000;
+
 const READ: [&str; 8] = [
     "title",
     "text",
@@ -181,6 +185,11 @@ fn parse(text: &str) -> AppResult<(Vec<Row>, Vec<RefusedRow>)> {
                 if record.iter().all(|c| c.trim().is_empty()) {
                     continue;
                 }
+                if rows.len() == MAX_ROWS {
+                    return Err(AppError::invalid(format!(
+                        "csv must have at most {MAX_ROWS} rows; split the file"
+                    )));
+                }
                 let cells = index
                     .iter()
                     .filter_map(|(name, i)| {
@@ -214,6 +223,20 @@ mod tests {
         assert_eq!(rows[0].cells["creatorEmail"], "a@example.com");
         assert_eq!(rows[1].number, 4);
         assert!(!rows[1].cells.contains_key("text"));
+    }
+
+    #[test]
+    fn a_file_over_the_row_limit_is_refused_whole() {
+        let mut text = String::from("title\n");
+        for i in 0..MAX_ROWS {
+            text.push_str(&format!("t{i}\n"));
+        }
+        assert_eq!(parse(&text).unwrap().0.len(), MAX_ROWS);
+        text.push_str("one too many\n");
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            AppError::invalid("csv must have at most 5000 rows; split the file")
+        );
     }
 
     #[test]
