@@ -39,6 +39,29 @@ pub struct Paged<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any limit and offset either give a page inside the bounds (limit clamped to 100,
+        /// offset as asked) or are refused, exactly when below the bounds.
+        #[test]
+        fn pages_are_clamped_or_refused(
+            limit in prop::option::of(any::<i64>()),
+            offset in prop::option::of(any::<i64>()),
+            default in 1i64..=MAX_LIMIT,
+        ) {
+            let refused = limit.is_some_and(|l| l < 1) || offset.is_some_and(|o| o < 0);
+            match PageRequest::new(limit, offset, default) {
+                Ok(page) => {
+                    prop_assert!(!refused);
+                    prop_assert!((1..=MAX_LIMIT).contains(&page.limit));
+                    prop_assert_eq!(page.limit, limit.map_or(default, |l| l.min(MAX_LIMIT)));
+                    prop_assert_eq!(page.offset, offset.unwrap_or(0));
+                }
+                Err(_) => prop_assert!(refused),
+            }
+        }
+    }
 
     #[test]
     fn defaults_clamps_and_refuses() {

@@ -111,7 +111,9 @@ pub fn stage_name(raw: Option<&str>) -> DomainResult<String> {
 pub fn place(ordered: &[StageId], id: StageId, position: Option<i64>) -> Vec<StageId> {
     let mut rest: Vec<StageId> = ordered.iter().copied().filter(|s| *s != id).collect();
     let at = match position {
-        Some(p) => usize::try_from(p - 1).unwrap_or(0).min(rest.len()),
+        Some(p) => usize::try_from(p.saturating_sub(1))
+            .unwrap_or(0)
+            .min(rest.len()),
         None if ordered.contains(&id) => {
             // A move without a position keeps its place.
             ordered.iter().position(|s| *s == id).unwrap_or(rest.len())
@@ -125,7 +127,38 @@ pub fn place(ordered: &[StageId], id: StageId, position: Option<i64>) -> Vec<Sta
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    proptest! {
+        /// Whatever the move or insert, the result holds every stage once, the placed one at
+        /// the requested position clamped to 1..=len, and the others in their old order.
+        #[test]
+        fn placing_keeps_every_stage_once_in_order(
+            len in 0usize..12,
+            pick in any::<prop::sample::Index>(),
+            new in any::<bool>(),
+            position in prop::option::of(any::<i64>()),
+        ) {
+            let ordered: Vec<StageId> = (0..len).map(|_| StageId::new()).collect();
+            let id = if new || ordered.is_empty() { StageId::new() } else { ordered[pick.index(len)] };
+            let placed = place(&ordered, id, position);
+
+            let expected_len = if ordered.contains(&id) { len } else { len + 1 };
+            prop_assert_eq!(placed.len(), expected_len);
+            let others: Vec<StageId> = placed.iter().copied().filter(|s| *s != id).collect();
+            let old_others: Vec<StageId> = ordered.iter().copied().filter(|s| *s != id).collect();
+            prop_assert_eq!(others, old_others);
+            let at = placed.iter().position(|s| *s == id).unwrap();
+            match position {
+                Some(p) => prop_assert_eq!(at as i64, (p.max(1) - 1).min(expected_len as i64 - 1)),
+                None if ordered.contains(&id) => {
+                    prop_assert_eq!(Some(at), ordered.iter().position(|s| *s == id))
+                }
+                None => prop_assert_eq!(at, len),
+            }
+        }
+    }
 
     #[test]
     fn placing_inserts_moves_and_clamps() {
@@ -143,6 +176,9 @@ mod tests {
         assert_eq!(place(&abc, a, Some(2)), vec![b, a, c]);
         assert_eq!(place(&abc, b, None), vec![a, b, c]);
         assert_eq!(place(&[], a, Some(5)), vec![a]);
+        // Out-of-range positions clamp rather than overflow.
+        assert_eq!(place(&abc, d, Some(i64::MIN)), vec![d, a, b, c]);
+        assert_eq!(place(&abc, d, Some(i64::MAX)), vec![a, b, c, d]);
     }
 
     #[test]
