@@ -23,6 +23,12 @@ const COUNTS: [&str; 6] = [
 ];
 const TIMES: [&str; 4] = ["createdAt", "updatedAt", "publishedAt", "lastUpdated"];
 
+/// A create: `(operation, credential, body, the info operation and its id field to read back)`.
+type CreateCase<'a> = (&'a str, &'a str, Value, Option<(&'a str, &'a str)>);
+
+/// An update: `(operation, credential, body, (info operation, its body), fields it changes)`.
+type UpdateCase<'a> = (&'a str, &'a str, Value, (&'a str, Value), &'a [&'a str]);
+
 /// `body` with every server-owned field added, unless the body already names it (an update's
 /// `id`, a user's `role`).
 fn hostile(body: Value) -> Value {
@@ -103,14 +109,13 @@ async fn creates_ignore_fields_the_server_owns(app: TestApp) {
     let roadmap = app.roadmap("Product").await;
     let stage = app.stage(&roadmap, json!({"name": "Next"})).await;
 
-    // (operation, key or token, body, how to read it back)
     let board = app
         .team("feedback-boards.create", hostile(json!({"name": "Ideas"})))
         .await;
     assert_server_owned_fields_kept("feedback-boards.create", board.ok(), &team);
     let board = board.ok().clone();
 
-    let cases: Vec<(&str, &str, Value, Option<(&str, &str)>)> = vec![
+    let cases: Vec<CreateCase> = vec![
         (
             "feedbacks.create",
             app.key.as_str(),
@@ -220,9 +225,8 @@ async fn updates_change_only_the_fields_they_name(app: TestApp) {
         .await;
     let tag = app.team_data("tags.create", json!({"name": "Bug"})).await;
 
-    // (operation, credential, body, info operation and its body, fields the body changes)
     let f = &feedback["id"];
-    let cases: Vec<(&str, &str, Value, (&str, Value), &[&str])> = vec![
+    let cases: Vec<UpdateCase> = vec![
         (
             "feedbacks.update",
             app.key.as_str(),
