@@ -281,8 +281,13 @@ impl FeedbackPatch {
         })
     }
 
-    /// Applies the patch; returns the previous status when it really changed.
-    pub fn apply(self, feedback: &mut Feedback, now: Timestamp) -> Option<FeedbackStatus> {
+    /// Applies the patch; returns the previous status when it really changed. Refused when the
+    /// merged meta would be too large (the item is then to be dropped unsaved).
+    pub fn apply(
+        self,
+        feedback: &mut Feedback,
+        now: Timestamp,
+    ) -> DomainResult<Option<FeedbackStatus>> {
         if let Some(title) = self.title {
             feedback.title = title;
         }
@@ -293,7 +298,7 @@ impl FeedbackPatch {
             feedback.kind = Some(kind);
         }
         if let Some(patch) = self.meta {
-            meta::merge(&mut feedback.meta, &patch);
+            meta::merge_bounded("meta", &mut feedback.meta, &patch)?;
         }
         if let Some(priority) = self.priority {
             feedback.priority = priority;
@@ -305,7 +310,7 @@ impl FeedbackPatch {
             _ => None,
         };
         feedback.updated_at = now;
-        previous
+        Ok(previous)
     }
 }
 
@@ -375,7 +380,7 @@ mod tests {
         let mut f = sample(now);
         assert_eq!(f.url(), "/dark-mode-abcdefghij");
         let patch = FeedbackPatch::content(Some("Darker mode"), None, None, None).unwrap();
-        assert_eq!(patch.apply(&mut f, now.plus_seconds(1)), None);
+        assert_eq!(patch.apply(&mut f, now.plus_seconds(1)), Ok(None));
         assert_eq!(f.url(), "/darker-mode-abcdefghij");
         assert_eq!(f.updated_at, now.plus_seconds(1));
     }
@@ -388,12 +393,12 @@ mod tests {
             status: Some(FeedbackStatus::InReview),
             ..Default::default()
         };
-        assert_eq!(same.apply(&mut f, now), None);
+        assert_eq!(same.apply(&mut f, now), Ok(None));
         let moved = FeedbackPatch {
             status: Some(FeedbackStatus::Planned),
             ..Default::default()
         };
-        assert_eq!(moved.apply(&mut f, now), Some(FeedbackStatus::InReview));
+        assert_eq!(moved.apply(&mut f, now), Ok(Some(FeedbackStatus::InReview)));
         assert_eq!(f.status, FeedbackStatus::Planned);
     }
 }

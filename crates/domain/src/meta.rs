@@ -50,6 +50,24 @@ pub fn merge(base: &mut Meta, patch: &Meta) {
     }
 }
 
+/// `merge` for a patch a client sends to stored meta: refused (and `base` left alone) when the
+/// merged object would pass the size limit. Each patch is checked on its own, but patches with
+/// new keys would otherwise grow a stored object without end.
+pub fn merge_bounded(field: &str, base: &mut Meta, patch: &Meta) -> DomainResult<()> {
+    let mut merged = base.clone();
+    merge(&mut merged, patch);
+    let size = serde_json::to_vec(&merged)
+        .map(|v| v.len())
+        .unwrap_or(usize::MAX);
+    if size > META_MAX_BYTES {
+        return Err(DomainError::invalid(format!(
+            "{field} must be at most 16 KiB as JSON once merged with the stored {field}"
+        )));
+    }
+    *base = merged;
+    Ok(())
+}
+
 fn depth(value: &Value) -> usize {
     match value {
         Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
@@ -81,6 +99,29 @@ mod tests {
             validate("meta", &big),
             Err(DomainError::invalid("meta must be at most 16 KiB as JSON"))
         );
+    }
+
+    #[test]
+    fn bounded_merges_refuse_to_grow_past_the_limit_and_change_nothing() {
+        let half = |key: &str| -> Meta {
+            let value = json!({ key: "x".repeat(META_MAX_BYTES / 2) });
+            value.as_object().unwrap().clone()
+        };
+        let mut base = half("a");
+        merge_bounded("meta", &mut base, &half("a")).unwrap();
+        assert_eq!(base.len(), 1, "replacing a key does not grow");
+        let before = base.clone();
+        assert_eq!(
+            merge_bounded("meta", &mut base, &half("b")),
+            Err(DomainError::invalid(
+                "meta must be at most 16 KiB as JSON once merged with the stored meta"
+            ))
+        );
+        assert_eq!(base, before);
+        let removal = json!({"a": null}).as_object().unwrap().clone();
+        merge_bounded("meta", &mut base, &removal).unwrap();
+        merge_bounded("meta", &mut base, &half("b")).unwrap();
+        assert!(base.contains_key("b") && !base.contains_key("a"));
     }
 
     #[test]

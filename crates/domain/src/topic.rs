@@ -152,7 +152,8 @@ impl TopicPatch {
         })
     }
 
-    pub fn apply(self, topic: &mut Topic, now: Timestamp) {
+    /// Refused when the merged meta would be too large (the topic is then dropped unsaved).
+    pub fn apply(self, topic: &mut Topic, now: Timestamp) -> DomainResult<()> {
         if let Some(title) = self.title {
             topic.title = title;
         }
@@ -163,9 +164,10 @@ impl TopicPatch {
             topic.text = text;
         }
         if let Some(patch) = self.meta {
-            meta::merge(&mut topic.meta, &patch);
+            meta::merge_bounded("meta", &mut topic.meta, &patch)?;
         }
         topic.updated_at = now;
+        Ok(())
     }
 }
 

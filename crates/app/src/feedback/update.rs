@@ -147,7 +147,7 @@ async fn save(
     now: Timestamp,
     tag_ids: Option<&[TagId]>,
 ) -> AppResult<FeedbackView> {
-    let previous = patch.apply(&mut view.feedback, now);
+    let previous = patch.apply(&mut view.feedback, now)?;
     view.feedback.last_modified_by_id = Some(editor.id);
     view.last_modified_by = Some(editor);
     let mut events: Vec<NewEvent> = Vec::with_capacity(2);

@@ -111,7 +111,7 @@ pub async fn update_topic(
         .await?
         .ok_or_else(topic_not_found)?;
     let now = clock.now();
-    patch.apply(&mut view.topic, now);
+    patch.apply(&mut view.topic, now)?;
     // A move to another stage is the topic's status change: its followers hear of it.
     let previous_stage = target
         .as_ref()
