@@ -5,22 +5,16 @@
 
 mod support;
 
-use std::{collections::HashMap, sync::Mutex};
-
-use diesel::connection::{set_default_instrumentation, Instrumentation, InstrumentationEvent};
+use diesel::connection::set_default_instrumentation;
 use sounding_domain::{
-    access::{Role, TeamUser},
-    api_key::ApiKey,
     document::{Document, DocumentQuery, DocumentSort},
     feedback_comment::Direction,
-    ids::{DocumentId, TeamId, UserId},
+    ids::DocumentId,
     page::PageRequest,
-    ports::{DocumentStore, SubscriberStore, TeamStore},
+    ports::{DocumentStore, SubscriberStore},
     subscriber::Identify,
-    team::Team,
 };
-use sounding_store_diesel::DieselStore;
-use support::{on_every_engine, t0, Env};
+use support::{on_every_engine, statement_counter, statements_of, t0, team, Env};
 use tempfile::TempDir;
 
 /// The shared store, with the statement counter installed before it connects.
@@ -40,59 +34,6 @@ async fn postgres() -> Option<Env> {
 }
 
 on_every_engine!(document_reads_run_a_constant_number_of_statements);
-
-/// Strings being watched, and how many statements mentioned each (in their SQL or binds).
-static WATCHED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
-
-/// Counts the statements that mention a watched string (a team id: every statement of a
-/// document read binds its team).
-fn statement_counter() -> Option<Box<dyn Instrumentation>> {
-    Some(Box::new(|event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { query, .. } = event {
-            let mut watched = WATCHED.lock().unwrap();
-            if let Some(watched) = watched.as_mut().filter(|w| !w.is_empty()) {
-                let text = query.to_string();
-                for (marker, count) in watched.iter_mut() {
-                    if text.contains(marker.as_str()) {
-                        *count += 1;
-                    }
-                }
-            }
-        }
-    }))
-}
-
-/// Runs `f` and returns how many statements mentioning `marker` ran meanwhile.
-async fn statements_of<F: std::future::Future>(marker: &str, f: F) -> (F::Output, usize) {
-    WATCHED
-        .lock()
-        .unwrap()
-        .get_or_insert_with(HashMap::new)
-        .insert(marker.to_owned(), 0);
-    let output = f.await;
-    let count = WATCHED
-        .lock()
-        .unwrap()
-        .as_mut()
-        .and_then(|w| w.remove(marker))
-        .unwrap();
-    (output, count)
-}
-
-async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
-    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
-    let owner = TeamUser {
-        id: UserId::new(),
-        team_id: team.id,
-        email: format!("owner@{subdomain}.example"),
-        name: "Owner".into(),
-        role: Role::Owner,
-        created_at: t0(),
-    };
-    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
-    store.create_team(&team, &owner, &key).await.unwrap();
-    team.id
-}
 
 async fn document_reads_run_a_constant_number_of_statements(env: Env) {
     let store = &*env.store;

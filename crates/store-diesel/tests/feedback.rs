@@ -7,8 +7,6 @@ mod support;
 
 use serde_json::json;
 use sounding_domain::{
-    access::{Role, TeamUser},
-    api_key::ApiKey,
     board::{Board, BoardMeta},
     event::{EventKind, NewEvent},
     feedback::{
@@ -17,17 +15,14 @@ use sounding_domain::{
     },
     feedback_comment::{CommentQuery, CommentSort, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteOutcome},
-    ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId, UserId},
+    ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId},
     page::PageRequest,
-    ports::{
-        conflicts, BoardStore, FeedbackStore, OutboxStore, StoreError, SubscriberStore, TeamStore,
-    },
+    ports::{conflicts, BoardStore, FeedbackStore, OutboxStore, StoreError, SubscriberStore},
     subscriber::{Identify, Subscriber},
-    team::Team,
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
-use support::{at, on_every_engine, postgres, sqlite, t0, Env};
+use support::{at, on_every_engine, postgres, sqlite, t0, team, Env};
 
 on_every_engine!(
     an_item_reads_back_as_written_with_its_board_and_people,
@@ -46,21 +41,6 @@ on_every_engine!(
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
-
-async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
-    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
-    let owner = TeamUser {
-        id: UserId::new(),
-        team_id: team.id,
-        email: format!("owner@{subdomain}.example"),
-        name: "Owner".into(),
-        role: Role::Owner,
-        created_at: t0(),
-    };
-    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
-    store.create_team(&team, &owner, &key).await.unwrap();
-    team.id
-}
 
 async fn subscriber(store: &DieselStore, team: TeamId, email: &str) -> Subscriber {
     let input = Identify::new(Some(email), None, None, None, None).unwrap();

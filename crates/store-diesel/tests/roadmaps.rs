@@ -6,31 +6,26 @@
 
 mod support;
 
-use std::{collections::HashMap, sync::Mutex};
+use std::collections::HashMap;
 
-use diesel::connection::{set_default_instrumentation, Instrumentation, InstrumentationEvent};
+use diesel::connection::set_default_instrumentation;
 use serde_json::json;
 use sounding_domain::{
-    access::{Role, TeamUser},
-    api_key::ApiKey,
     event::{EventKind, NewEvent},
     feedback_comment::{CommentSort, Direction},
-    ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId, TopicId, TopicVoteId, UserId},
+    ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId, TopicId, TopicVoteId},
     page::PageRequest,
-    ports::{
-        conflicts, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TeamStore, TopicStore,
-    },
+    ports::{conflicts, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
     roadmap::Roadmap,
     stage::{Stage, StageMeta},
     subscriber::{Identify, Subscriber, SubscriberSource},
-    team::Team,
     timestamp::Timestamp,
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView},
     topic_comment::{CommentSource, CommentThread, ThreadQuery, ThreadScope, TopicComment},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
 use sounding_store_diesel::DieselStore;
-use support::{at, on_every_engine, t0, Env};
+use support::{at, on_every_engine, statement_counter, statements_of, t0, team, Env};
 use tempfile::TempDir;
 
 // ---------------------------------------------------------------------------------------------
@@ -77,63 +72,7 @@ on_every_engine!(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Statement counting
-
-/// Strings being watched, and how many statements mentioned each (in their SQL or binds).
-static WATCHED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
-
-/// Every connection's instrumentation: counts the statements that mention a watched string
-/// (a team id: every statement of a list binds its team), whichever test's store runs them.
-fn statement_counter() -> Option<Box<dyn Instrumentation>> {
-    Some(Box::new(|event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { query, .. } = event {
-            let mut watched = WATCHED.lock().unwrap();
-            if let Some(watched) = watched.as_mut().filter(|w| !w.is_empty()) {
-                let text = query.to_string();
-                for (marker, count) in watched.iter_mut() {
-                    if text.contains(marker.as_str()) {
-                        *count += 1;
-                    }
-                }
-            }
-        }
-    }))
-}
-
-/// Runs `f` and returns how many statements mentioning `marker` ran meanwhile.
-async fn statements_of<F: std::future::Future>(marker: &str, f: F) -> (F::Output, usize) {
-    WATCHED
-        .lock()
-        .unwrap()
-        .get_or_insert_with(HashMap::new)
-        .insert(marker.to_owned(), 0);
-    let output = f.await;
-    let count = WATCHED
-        .lock()
-        .unwrap()
-        .as_mut()
-        .and_then(|w| w.remove(marker))
-        .unwrap();
-    (output, count)
-}
-
-// ---------------------------------------------------------------------------------------------
 // Fixtures
-
-async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
-    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
-    let owner = TeamUser {
-        id: UserId::new(),
-        team_id: team.id,
-        email: format!("owner@{subdomain}.example"),
-        name: "Owner".into(),
-        role: Role::Owner,
-        created_at: t0(),
-    };
-    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
-    store.create_team(&team, &owner, &key).await.unwrap();
-    team.id
-}
 
 async fn subscriber(store: &DieselStore, team: TeamId, email: &str) -> Subscriber {
     let input = Identify::new(Some(email), None, None, None, None).unwrap();

@@ -17,13 +17,10 @@ use std::{
 use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
 use serde_json::json;
 use sounding_domain::{
-    access::{Role, TeamUser},
-    api_key::ApiKey,
     event::{EventKind, NewEvent},
-    ids::{DeliveryId, EventId, TeamId, UserId, WebhookId},
+    ids::{DeliveryId, EventId, TeamId, WebhookId},
     page::PageRequest,
-    ports::{conflicts, OutboxStore, StoreError, TeamStore, WebhookStore},
-    team::Team,
+    ports::{conflicts, OutboxStore, StoreError, WebhookStore},
     timestamp::Timestamp,
     webhook::{
         new_secret, AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery,
@@ -31,7 +28,7 @@ use sounding_domain::{
     },
 };
 use sounding_store_diesel::DieselStore;
-use support::{on_every_engine, postgres, sqlite, t0, Env};
+use support::{on_every_engine, postgres, sqlite, t0, team, Env};
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -87,21 +84,6 @@ on_every_engine!(
 
 fn secs(n: i64) -> Timestamp {
     t0().plus_seconds(n)
-}
-
-async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
-    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
-    let owner = TeamUser {
-        id: UserId::new(),
-        team_id: team.id,
-        email: format!("owner@{subdomain}.example"),
-        name: "Owner".into(),
-        role: Role::Owner,
-        created_at: t0(),
-    };
-    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
-    store.create_team(&team, &owner, &key).await.unwrap();
-    team.id
 }
 
 async fn subscribe(

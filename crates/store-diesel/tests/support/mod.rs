@@ -1,14 +1,28 @@
 //! The harness the store's integration tests share: a migrated store on SQLite (a temporary
 //! file) or on a fresh PostgreSQL database, `on_every_engine!` to run each check on both, and
-//! the fixed timestamps the checks write.
+//! the fixed timestamps the checks write, a team fixture, and statement counting.
 
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
-use std::sync::Arc;
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
 
-use diesel::{sql_types::BigInt, Connection, PgConnection, RunQueryDsl, SqliteConnection};
-use sounding_domain::timestamp::Timestamp;
+use diesel::{
+    connection::{Instrumentation, InstrumentationEvent},
+    sql_types::BigInt,
+    Connection, PgConnection, RunQueryDsl, SqliteConnection,
+};
+use sounding_domain::{
+    access::{Role, TeamUser},
+    api_key::ApiKey,
+    ids::{TeamId, UserId},
+    ports::TeamStore,
+    team::Team,
+    timestamp::Timestamp,
+};
 use sounding_store_diesel::DieselStore;
 use tempfile::TempDir;
 
@@ -147,4 +161,61 @@ pub fn at(rfc3339: &str) -> Timestamp {
 
 pub fn t0() -> Timestamp {
     at("2026-03-04T05:06:07.089Z")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures and statement counting
+
+pub async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
+    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
+    let owner = TeamUser {
+        id: UserId::new(),
+        team_id: team.id,
+        email: format!("owner@{subdomain}.example"),
+        name: "Owner".into(),
+        role: Role::Owner,
+        created_at: t0(),
+    };
+    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
+    store.create_team(&team, &owner, &key).await.unwrap();
+    team.id
+}
+
+/// Strings being watched, and how many statements mentioned each (in their SQL or binds).
+static WATCHED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+
+/// Every connection's instrumentation (install it with `set_default_instrumentation` before any
+/// store connects): counts the statements that mention a watched string (a team id: every
+/// statement of a list binds its team), whichever test's store runs them.
+pub fn statement_counter() -> Option<Box<dyn Instrumentation>> {
+    Some(Box::new(|event: InstrumentationEvent<'_>| {
+        if let InstrumentationEvent::StartQuery { query, .. } = event {
+            let mut watched = WATCHED.lock().unwrap();
+            if let Some(watched) = watched.as_mut().filter(|w| !w.is_empty()) {
+                let text = query.to_string();
+                for (marker, count) in watched.iter_mut() {
+                    if text.contains(marker.as_str()) {
+                        *count += 1;
+                    }
+                }
+            }
+        }
+    }))
+}
+
+/// Runs `f` and returns how many statements mentioning `marker` ran meanwhile.
+pub async fn statements_of<F: std::future::Future>(marker: &str, f: F) -> (F::Output, usize) {
+    WATCHED
+        .lock()
+        .unwrap()
+        .get_or_insert_with(HashMap::new)
+        .insert(marker.to_owned(), 0);
+    let output = f.await;
+    let count = WATCHED
+        .lock()
+        .unwrap()
+        .as_mut()
+        .and_then(|w| w.remove(marker))
+        .unwrap();
+    (output, count)
 }
