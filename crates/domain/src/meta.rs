@@ -20,10 +20,7 @@ pub fn validate(field: &str, value: &Value) -> DomainResult<Meta> {
             "{field} must be nested at most {META_MAX_DEPTH} levels deep"
         )));
     }
-    let size = serde_json::to_vec(value)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
-    if size > META_MAX_BYTES {
+    if oversized(value) {
         return Err(DomainError::invalid(format!(
             "{field} must be at most 16 KiB as JSON"
         )));
@@ -56,16 +53,18 @@ pub fn merge(base: &mut Meta, patch: &Meta) {
 pub fn merge_bounded(field: &str, base: &mut Meta, patch: &Meta) -> DomainResult<()> {
     let mut merged = base.clone();
     merge(&mut merged, patch);
-    let size = serde_json::to_vec(&merged)
-        .map(|v| v.len())
-        .unwrap_or(usize::MAX);
-    if size > META_MAX_BYTES {
+    if oversized(&merged) {
         return Err(DomainError::invalid(format!(
             "{field} must be at most 16 KiB as JSON once merged with the stored {field}"
         )));
     }
     *base = merged;
     Ok(())
+}
+
+/// Whether the value's JSON is over `META_MAX_BYTES`.
+fn oversized(value: &impl serde::Serialize) -> bool {
+    serde_json::to_vec(value).map_or(true, |json| json.len() > META_MAX_BYTES)
 }
 
 fn depth(value: &Value) -> usize {
