@@ -2,7 +2,8 @@
 
 use std::{path::PathBuf, process::Command, sync::OnceLock};
 
-/// The debug `sounding` binary: `$SOUNDING_BIN` if set, else built on first use.
+/// The `sounding` binary: `$SOUNDING_BIN` if set (`cargo xtask test` sets the release build),
+/// else the debug build, built on first use.
 pub fn sounding_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {

@@ -21,6 +21,8 @@ use crate::{
 
 /// The variable the PostgreSQL tests read; without it they skip (and fail under `CI=true`).
 const POSTGRES_URL_VAR: &str = "SOUNDING_TEST_POSTGRES_URL";
+/// The variable naming the `sounding` binary the black-box tests spawn.
+const SOUNDING_BIN_VAR: &str = "SOUNDING_BIN";
 /// After ctrl-c, how long `cargo test` gets to exit on its own before it is killed.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
 
@@ -39,7 +41,24 @@ pub fn run(args: &[String]) -> Result<u8> {
         return Ok(util::exit_code(status).max(1));
     }
 
+    // The black-box tests that drive the binary (crash safety, contract fuzzing, the CLI) run
+    // the release build: it is what users run, and killing it mid-write is the point.
+    let release = util::run(&mut util::cargo([
+        "build",
+        "--release",
+        "-p",
+        "sounding-server",
+        "--bin",
+        "sounding",
+    ]))?;
+    if !release.success() || interrupted.load(Ordering::SeqCst) {
+        return Ok(util::exit_code(release).max(1));
+    }
+
     let mut cmd = cargo_test(args);
+    if std::env::var_os(SOUNDING_BIN_VAR).is_none() {
+        cmd.env(SOUNDING_BIN_VAR, release_binary());
+    }
     let mut skipped = false;
     let cluster = match std::env::var(POSTGRES_URL_VAR)
         .ok()
@@ -96,6 +115,11 @@ const SKIPPED: &[&str] = &[
     "Install PostgreSQL (Debian: apt-get install postgresql libpq-dev) and",
     "run `cargo xtask test` again for the full suite.",
 ];
+
+/// Where `cargo build --release --bin sounding` puts the binary.
+pub fn release_binary() -> std::path::PathBuf {
+    util::target_dir().join("release").join("sounding")
+}
 
 /// `cargo test --workspace ARGS`, or without `--workspace` when ARGS pick packages.
 fn cargo_test(args: &[String]) -> Command {
