@@ -292,6 +292,40 @@ async fn merged_meta_cannot_grow_past_16_kib(app: TestApp) {
         400,
         "meta must be at most 16 KiB as JSON once merged with the stored meta",
     );
+
+    // Subscribers: identify and subscribers.update merge inside the store's transaction.
+    let identify = |meta: Value| {
+        app.team(
+            "public/subscriber.identify",
+            json!({"email": "bob@example.com", "name": "Bob", "meta": meta}),
+        )
+    };
+    let bob = identify(half("a")).await.ok().clone();
+    identify(half("b")).await.assert_error(
+        400,
+        "meta must be at most 16 KiB as JSON once merged with the stored meta",
+    );
+    app.team(
+        "subscribers.update",
+        json!({"id": bob["id"], "name": "Robert", "meta": half("c")}),
+    )
+    .await
+    .assert_error(
+        400,
+        "meta must be at most 16 KiB as JSON once merged with the stored meta",
+    );
+    let stored = app
+        .team_data("subscribers.info", json!({"id": bob["id"]}))
+        .await;
+    assert_eq!(stored["meta"], half("a"));
+    assert_eq!(stored["name"], "Bob", "a refused update changes nothing");
+    // Removing a key makes room again.
+    app.team(
+        "subscribers.update",
+        json!({"id": bob["id"], "meta": {"a": null, "c": "x".repeat(8 * 1024)}}),
+    )
+    .await
+    .ok();
 }
 
 async fn list_limits_over_100_are_clamped(app: TestApp) {

@@ -54,12 +54,18 @@ pub fn merge_bounded(field: &str, base: &mut Meta, patch: &Meta) -> DomainResult
     let mut merged = base.clone();
     merge(&mut merged, patch);
     if oversized(&merged) {
-        return Err(DomainError::invalid(format!(
-            "{field} must be at most 16 KiB as JSON once merged with the stored {field}"
-        )));
+        return Err(merged_too_large(field));
     }
     *base = merged;
     Ok(())
+}
+
+/// The error of `merge_bounded`; also what a use case reports when a store refused a merge
+/// it does inside its transaction (subscriber meta).
+pub fn merged_too_large(field: &str) -> DomainError {
+    DomainError::invalid(format!(
+        "{field} must be at most 16 KiB as JSON once merged with the stored {field}"
+    ))
 }
 
 /// Whether the value's JSON is over `META_MAX_BYTES`.

@@ -71,6 +71,8 @@ pub mod conflicts {
     pub const TAG_NAME: &str = "tag_name";
     /// The change would leave the team without an owner.
     pub const LAST_OWNER: &str = "last_owner";
+    /// A subscriber's stored meta merged with the patch would pass 16 KiB.
+    pub const SUBSCRIBER_META_TOO_LARGE: &str = "subscriber_meta_too_large";
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]

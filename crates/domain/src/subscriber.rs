@@ -207,18 +207,21 @@ impl Subscriber {
     }
 
     /// `identify` of an existing subscriber: meta merged, given fields replaced.
-    pub fn merge_identify(&mut self, input: &Identify, now: Timestamp) {
+    ///
+    /// Refused, with the subscriber unchanged, when the merged meta would pass 16 KiB.
+    pub fn merge_identify(&mut self, input: &Identify, now: Timestamp) -> DomainResult<()> {
+        if let Some(patch) = &input.meta {
+            meta::merge_bounded("meta", &mut self.meta, patch)?;
+            self.attributes = Attributes::extract(&self.meta);
+        }
         if let Some(name) = &input.name {
             self.name = name.clone();
-        }
-        if let Some(patch) = &input.meta {
-            meta::merge(&mut self.meta, patch);
-            self.attributes = Attributes::extract(&self.meta);
         }
         if let Some(url) = &input.avatar_url {
             self.avatar_url = Some(url.clone());
         }
         self.last_updated = now;
+        Ok(())
     }
 }
 
@@ -297,7 +300,7 @@ mod tests {
             None,
         )
         .unwrap();
-        s.merge_identify(&second, now.plus_seconds(5));
+        s.merge_identify(&second, now.plus_seconds(5)).unwrap();
         assert_eq!(
             Value::Object(s.meta.clone()),
             json!({"plan": "pro", "a": 1})

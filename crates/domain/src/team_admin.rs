@@ -134,16 +134,18 @@ impl SubscriberPatch {
 
 impl Subscriber {
     /// `subscribers.update`: the name replaced, meta merged key by key (a null removes a key),
-    /// the typed attributes extracted again.
-    pub fn apply_patch(&mut self, patch: &SubscriberPatch, now: Timestamp) {
+    /// the typed attributes extracted again. Refused, with the subscriber unchanged, when the
+    /// merged meta would pass 16 KiB.
+    pub fn apply_patch(&mut self, patch: &SubscriberPatch, now: Timestamp) -> DomainResult<()> {
+        if let Some(meta) = &patch.meta {
+            meta::merge_bounded("meta", &mut self.meta, meta)?;
+            self.attributes = Attributes::extract(&self.meta);
+        }
         if let Some(name) = &patch.name {
             self.name = name.clone();
         }
-        if let Some(meta) = &patch.meta {
-            meta::merge(&mut self.meta, meta);
-            self.attributes = Attributes::extract(&self.meta);
-        }
         self.last_updated = now;
+        Ok(())
     }
 
     /// `subscribers.delete`: personal data erased, every token refused from now on. The row
@@ -285,7 +287,7 @@ mod tests {
         let mut s = Subscriber::identified(TeamId::new(), &input, now);
         let patch =
             SubscriberPatch::new(Some("Ann"), Some(&json!({"mmr": 10, "plan": null}))).unwrap();
-        s.apply_patch(&patch, now.plus_seconds(1));
+        s.apply_patch(&patch, now.plus_seconds(1)).unwrap();
         assert_eq!(s.name, "Ann");
         assert_eq!(Value::Object(s.meta.clone()), json!({"mmr": 10}));
         assert_eq!(s.attributes.mmr, Some(10.0));

@@ -158,10 +158,14 @@ impl State {
         id: SubscriberId,
         patch: &SubscriberPatch,
         now: Timestamp,
-    ) -> Option<Subscriber> {
-        let subscriber = self.live_subscriber_mut(team, id)?;
-        subscriber.apply_patch(patch, now);
-        Some(subscriber.clone())
+    ) -> StoreResult<Option<Subscriber>> {
+        let Some(subscriber) = self.live_subscriber_mut(team, id) else {
+            return Ok(None);
+        };
+        subscriber
+            .apply_patch(patch, now)
+            .map_err(|_| StoreError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE.into()))?;
+        Ok(Some(subscriber.clone()))
     }
 
     pub(crate) fn erase_subscriber(

@@ -289,7 +289,9 @@ impl SubscriberStore for MemoryStore {
             .values_mut()
             .find(|s| s.team_id == team && s.email.as_ref() == Some(&input.email));
         if let Some(subscriber) = existing {
-            subscriber.merge_identify(input, now);
+            subscriber
+                .merge_identify(input, now)
+                .map_err(|_| StoreError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE.into()))?;
             return Ok((subscriber.clone(), false));
         }
         let subscriber = Subscriber::identified(team, input, now);
@@ -337,7 +339,7 @@ impl SubscriberStore for MemoryStore {
         patch: &SubscriberPatch,
         now: Timestamp,
     ) -> StoreResult<Option<Subscriber>> {
-        Ok(self.state().update_subscriber(team, id, patch, now))
+        self.state().update_subscriber(team, id, patch, now)
     }
 
     async fn erase_subscriber(

@@ -43,7 +43,10 @@ pub async fn identify_subscriber(
         input.source.as_deref(),
     )?;
     let now = clock.now();
-    let (subscriber, created) = subscribers.identify(caller.team_id, &identify, now).await?;
+    let (subscriber, created) = subscribers
+        .identify(caller.team_id, &identify, now)
+        .await
+        .map_err(super::merged_meta_too_large)?;
     let claims = SubscriberClaims::issue(
         subscriber.id,
         subscriber.team_id,

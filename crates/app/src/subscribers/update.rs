@@ -30,6 +30,7 @@ pub async fn update_subscriber(
     let patch = SubscriberPatch::new(input.name.as_deref(), input.meta.as_ref())?;
     subscribers
         .update_subscriber(caller.team_id, id, &patch, clock.now())
-        .await?
+        .await
+        .map_err(super::merged_meta_too_large)?
         .ok_or(AppError::not_found(Entity::Subscriber))
 }

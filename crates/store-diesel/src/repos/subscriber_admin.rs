@@ -5,6 +5,7 @@
 use diesel::{dsl::count_star, prelude::*, sql_types::Text};
 use sounding_domain::{
     page::Paged,
+    ports::conflicts,
     subscriber::Subscriber,
     team_admin::{SubscriberPatch, SubscriberQuery, SubscriberSort},
     timestamp::Timestamp,
@@ -12,7 +13,10 @@ use sounding_domain::{
 
 use super::{subscribers::SubscriberRow, to_db_time};
 use crate::{
-    connection::DbConnection, error::DbResult, raw_sql::like_contains, schema::subscribers,
+    connection::DbConnection,
+    error::{DbError, DbResult},
+    raw_sql::like_contains,
+    schema::subscribers,
 };
 
 diesel::define_sql_function! {
@@ -126,7 +130,9 @@ pub(crate) fn update(
     let Some(mut subscriber) = lock_live(conn, team, id)? else {
         return Ok(None);
     };
-    subscriber.apply_patch(patch, now);
+    subscriber
+        .apply_patch(patch, now)
+        .map_err(|_| DbError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE))?;
     let row = SubscriberRow::from_domain(&subscriber)?;
     diesel::update(subscribers::table.find(id))
         .set(&row)

@@ -9,7 +9,7 @@ use diesel::prelude::*;
 use sounding_domain::{
     ids::{SubscriberId, TeamId},
     page::Paged,
-    ports::{StoreResult, SubscriberStore},
+    ports::{conflicts, StoreResult, SubscriberStore},
     subscriber::{Attributes, Email, Identify, Subscriber, SubscriberSource},
     team_admin::{SubscriberPatch, SubscriberQuery},
     timestamp::Timestamp,
@@ -133,7 +133,9 @@ fn identify_once(
     match lock_by_email(conn, &team.to_string(), input.email.as_str())? {
         Some(row) => {
             let mut subscriber = row.into_domain()?;
-            subscriber.merge_identify(input, now);
+            subscriber
+                .merge_identify(input, now)
+                .map_err(|_| DbError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE))?;
             let row = SubscriberRow::from_domain(&subscriber)?;
             diesel::update(subscribers::table.find(&row.id))
                 .set(&row)
