@@ -58,6 +58,17 @@ impl ApiError {
         )
     }
 
+    /// The body did not arrive within `limit`: 408, and actix closes the connection.
+    pub fn body_timeout(limit: std::time::Duration) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "Request body was not received within {} ms",
+                limit.as_millis()
+            ),
+        )
+    }
+
     pub fn unsupported_media_type() -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

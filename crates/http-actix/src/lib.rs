@@ -21,6 +21,6 @@ mod state;
 pub use auth::jwt::{JwtCodec, WeakSecret};
 pub use error::ApiError;
 pub use openapi::{openapi_document, openapi_json};
-pub use server::{http_server, HttpOptions};
+pub use server::{application, http_server, HttpOptions};
 pub use sounding_domain::ports::{Clock, TokenCodec};
 pub use state::{ApiState, RateLimits};

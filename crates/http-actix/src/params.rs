@@ -24,6 +24,17 @@ use crate::error::ApiError;
 /// Largest accepted request body.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
+/// How long a request's body may take to arrive once its head is in: actix's own timeout
+/// covers only the head, and a client trickling a body would hold the connection for ever.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyDeadline(pub std::time::Duration);
+
+impl Default for BodyDeadline {
+    fn default() -> Self {
+        Self(std::time::Duration::from_secs(10))
+    }
+}
+
 /// An operation's parameters, from the JSON body and the query string.
 #[derive(Debug, Clone)]
 pub struct Params<T>(pub T);
@@ -43,10 +54,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     }
 }
 
-pub(crate) async fn read_body(
-    req: &HttpRequest,
-    mut payload: Payload,
-) -> Result<BytesMut, ApiError> {
+/// The whole body, within the app's [`BodyDeadline`]: 408 when it does not arrive in time.
+pub(crate) async fn read_body(req: &HttpRequest, payload: Payload) -> Result<BytesMut, ApiError> {
+    let deadline = req.app_data::<BodyDeadline>().copied().unwrap_or_default();
+    actix_web::rt::time::timeout(deadline.0, read_all(req, payload))
+        .await
+        .unwrap_or_else(|_| Err(ApiError::body_timeout(deadline.0)))
+}
+
+async fn read_all(req: &HttpRequest, mut payload: Payload) -> Result<BytesMut, ApiError> {
     let declared = req
         .headers()
         .get(CONTENT_LENGTH)

@@ -14,7 +14,12 @@ use actix_web::{
 };
 use tracing_actix_web::{RequestId, TracingLogger};
 
-use crate::{error::ApiError, params::MAX_BODY_BYTES, rate_limit::RateLimiter, routes, ApiState};
+use crate::{
+    error::ApiError,
+    params::{BodyDeadline, MAX_BODY_BYTES},
+    rate_limit::RateLimiter,
+    routes, ApiState,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpOptions {
@@ -24,6 +29,8 @@ pub struct HttpOptions {
     pub shutdown_timeout_secs: u64,
     /// How long a client may take to send a request's head.
     pub client_request_timeout: Duration,
+    /// How long a client may take to send a request's body (actix bounds only the head).
+    pub request_body_timeout: Duration,
     /// How long an idle keep-alive connection stays open.
     pub keep_alive: Duration,
 }
@@ -34,6 +41,7 @@ impl Default for HttpOptions {
             workers: None,
             shutdown_timeout_secs: 30,
             client_request_timeout: Duration::from_secs(5),
+            request_body_timeout: Duration::from_secs(10),
             keep_alive: Duration::from_secs(5),
         }
     }
@@ -51,15 +59,35 @@ pub fn http_server(
 ) -> std::io::Result<Server> {
     let limiter = web::Data::new(RateLimiter::new(state.limits));
     let state = web::Data::new(state);
-    let mut server = HttpServer::new(move || app(state.clone(), limiter.clone()))
-        .disable_signals()
-        .shutdown_timeout(options.shutdown_timeout_secs)
-        .client_request_timeout(options.client_request_timeout)
-        .keep_alive(options.keep_alive);
+    let body_deadline = BodyDeadline(options.request_body_timeout);
+    let mut server =
+        HttpServer::new(move || app(state.clone(), limiter.clone()).app_data(body_deadline))
+            .disable_signals()
+            .shutdown_timeout(options.shutdown_timeout_secs)
+            .client_request_timeout(options.client_request_timeout)
+            .keep_alive(options.keep_alive);
     if let Some(workers) = options.workers.filter(|n| *n > 0) {
         server = server.workers(workers);
     }
     Ok(server.listen(listener)?.run())
+}
+
+/// The assembled application over `state`, without a listener or server options: for
+/// driving the API in process (the fuzz targets, embedding it in another actix server). Each
+/// call makes its own rate limiter.
+pub fn application(
+    state: ApiState,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    let limiter = web::Data::new(RateLimiter::new(state.limits));
+    app(web::Data::new(state), limiter)
 }
 
 /// The whole application; one per worker, sharing the state and the rate limiter.

@@ -13,6 +13,8 @@ pub const RATE_LIMIT_SUBSCRIBER_PER_MIN: &str = "SOUNDING_RATE_LIMIT_SUBSCRIBER_
 pub const LOG: &str = "SOUNDING_LOG";
 pub const LOG_FORMAT: &str = "SOUNDING_LOG_FORMAT";
 pub const WORKERS: &str = "SOUNDING_WORKERS";
+pub const REQUEST_HEAD_TIMEOUT_MS: &str = "SOUNDING_REQUEST_HEAD_TIMEOUT_MS";
+pub const REQUEST_BODY_TIMEOUT_MS: &str = "SOUNDING_REQUEST_BODY_TIMEOUT_MS";
 pub const WEBHOOKS: &str = "SOUNDING_WEBHOOKS";
 pub const WEBHOOK_ALLOW_PRIVATE: &str = "SOUNDING_WEBHOOK_ALLOW_PRIVATE";
 pub const WEBHOOK_TIMEOUT_MS: &str = "SOUNDING_WEBHOOK_TIMEOUT_MS";
@@ -24,9 +26,11 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 pub const DEFAULT_RATE_LIMIT_KEY_PER_MIN: u32 = 1000;
 pub const DEFAULT_RATE_LIMIT_SUBSCRIBER_PER_MIN: u32 = 100;
 pub const DEFAULT_LOG: &str = "info";
+pub const DEFAULT_REQUEST_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 13] = [
+pub const VARIABLES: [&str; 15] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -35,6 +39,8 @@ pub const VARIABLES: [&str; 13] = [
     LOG,
     LOG_FORMAT,
     WORKERS,
+    REQUEST_HEAD_TIMEOUT_MS,
+    REQUEST_BODY_TIMEOUT_MS,
     WEBHOOKS,
     WEBHOOK_ALLOW_PRIVATE,
     WEBHOOK_TIMEOUT_MS,
@@ -84,6 +90,11 @@ pub struct Config {
     pub log_format: LogFormat,
     /// HTTP worker threads; `None` lets actix use one per core.
     pub workers: Option<usize>,
+    /// How long a client may take to send a request's line and headers (slow clients are cut
+    /// off with 408 and the connection closed).
+    pub request_head_timeout: Duration,
+    /// How long a client may take to send a request's whole body once its headers are in.
+    pub request_body_timeout: Duration,
     pub webhooks: WebhookConfig,
 }
 
@@ -99,6 +110,8 @@ impl Config {
             log_filter: DEFAULT_LOG.to_owned(),
             log_format: LogFormat::Text,
             workers: None,
+            request_head_timeout: DEFAULT_REQUEST_HEAD_TIMEOUT,
+            request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
             webhooks: WebhookConfig::default(),
         }
     }
@@ -146,6 +159,14 @@ impl Config {
         }
         if let Some(raw) = get(WORKERS) {
             config.workers = Some(positive(WORKERS, raw)?);
+        }
+        if let Some(raw) = get(REQUEST_HEAD_TIMEOUT_MS) {
+            config.request_head_timeout =
+                Duration::from_millis(positive(REQUEST_HEAD_TIMEOUT_MS, raw)?);
+        }
+        if let Some(raw) = get(REQUEST_BODY_TIMEOUT_MS) {
+            config.request_body_timeout =
+                Duration::from_millis(positive(REQUEST_BODY_TIMEOUT_MS, raw)?);
         }
         if let Some(raw) = get(WEBHOOKS) {
             config.webhooks.enabled = switch(WEBHOOKS, raw)?;
@@ -382,6 +403,8 @@ mod tests {
             (LOG, "sounding=debug,actix_web=warn"),
             (LOG_FORMAT, "JSON"),
             (WORKERS, "3"),
+            (REQUEST_HEAD_TIMEOUT_MS, "1500"),
+            (REQUEST_BODY_TIMEOUT_MS, "20000"),
             (WEBHOOKS, "off"),
             (WEBHOOK_ALLOW_PRIVATE, "true"),
             (WEBHOOK_TIMEOUT_MS, "2500"),
@@ -400,6 +423,8 @@ mod tests {
                 log_filter: "sounding=debug,actix_web=warn".into(),
                 log_format: LogFormat::Json,
                 workers: Some(3),
+                request_head_timeout: Duration::from_millis(1500),
+                request_body_timeout: Duration::from_secs(20),
                 webhooks: WebhookConfig {
                     enabled: false,
                     allow_private: true,

@@ -130,6 +130,8 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     let options = HttpOptions {
         workers: config.workers,
         shutdown_timeout_secs: SHUTDOWN_TIMEOUT_SECS,
+        client_request_timeout: config.request_head_timeout,
+        request_body_timeout: config.request_body_timeout,
         ..HttpOptions::default()
     };
     let server = http_server(listener, state, options).context("cannot start the HTTP server")?;
@@ -305,6 +307,69 @@ mod tests {
             .unwrap();
         assert_eq!(again, secret, "the generated secret survives a restart");
         second.stop().await;
+    }
+
+    /// Reads until the server closes the connection (or 5 s pass: then the test fails).
+    async fn read_to_close(stream: &mut tokio::net::TcpStream) -> String {
+        let mut all = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut all));
+        assert!(
+            read.await.is_ok(),
+            "the server kept a slow client's connection open"
+        );
+        String::from_utf8_lossy(&all).into_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn slow_clients_are_cut_off_with_408_and_the_connection_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = sqlite_config(&dir);
+        // actix measures the head's deadline from a clock it refreshes every 500 ms, so a
+        // shorter timeout could fire at once.
+        config.request_head_timeout = Duration::from_millis(1500);
+        config.request_body_timeout = Duration::from_millis(500);
+        let running = start(config, system_clock()).await.unwrap();
+        let key = running
+            .bootstrap
+            .as_ref()
+            .unwrap()
+            .secret
+            .expose()
+            .to_owned();
+
+        // A head that never ends.
+        let mut stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+        let started = Instant::now();
+        stream
+            .write_all(b"POST /v1/teams.info HTTP/1.1\r\nHost: test\r\n")
+            .await
+            .unwrap();
+        let reply = read_to_close(&mut stream).await;
+        assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+        assert!(started.elapsed() >= Duration::from_millis(1000));
+
+        // A body that stops after 10 of its 100 bytes.
+        let mut stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+        let head = format!(
+            "POST /v1/teams.info HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"a\": \"12"
+        );
+        let started = Instant::now();
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let reply = read_to_close(&mut stream).await;
+        assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+        assert!(
+            reply.ends_with(
+                r#"{"error":"Request body was not received within 500 ms","statusCode":408}"#
+            ),
+            "{reply}"
+        );
+        assert!(started.elapsed() >= Duration::from_millis(500));
+
+        // The server still serves others.
+        let (_open, response) = get_keep_alive(running.addr, "/healthz").await;
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        running.stop().await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
