@@ -783,8 +783,23 @@ async fn every_operation_answers_every_credential_as_the_table_says(engine: Engi
             cells += 1;
             let body = body_for(&app, &w, op, cells).await;
             let token = w.tokens[column].clone();
+            let refused = !"2nz".contains(expected);
+            let events_before = if refused { app.events().await.len() } else { 0 };
             let (status, reply) = send(&app, op, token.as_deref(), &body).await;
             let wrong = !matches(expected, status, &reply);
+            // A refused call changes nothing: team A's outbox (every change to feedback,
+            // comments, votes and topics appends to it) stays as it was.
+            let appended = if refused {
+                app.events().await.len() - events_before
+            } else {
+                0
+            };
+            if appended > 0 {
+                let column = COLUMN_NAMES[column];
+                mismatches.push(format!(
+                    "{op} | {column} | refused, yet appended {appended} event(s) to team A's outbox | {reply}"
+                ));
+            }
             // Team B must learn nothing of team A, whatever the status.
             if matches!(COLUMNS[column], KeyB | SubscriberB) {
                 let text = reply.to_string();
