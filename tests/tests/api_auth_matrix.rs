@@ -401,6 +401,8 @@ async fn seed(engine: Engine) -> Option<(TestApp, World, Receiver)> {
     let (member, _) = app.key_with(Role::Member, false).await;
     let (read_only, _) = app.key_with(Role::Owner, true).await;
     let (revoked, revoked_id) = app.key_with(Role::Admin, false).await;
+    // It worked until deleted: its column shows revocation, not a key that never was.
+    data(&app, "teams.info", &revoked, json!({})).await;
     app.team_data("api-keys.delete", json!({"id": revoked_id}))
         .await;
 
