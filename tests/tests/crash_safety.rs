@@ -303,8 +303,9 @@ impl Writer {
     async fn create_feedback(&mut self, round: &Round) -> bool {
         let who = self.pick_subscriber();
         let token = self.subscribers[who].token.clone();
+        let serial = self.next_serial();
         let body = json!({
-            "title": format!("Crash w{} #{}", self.index, self.next_serial()),
+            "title": format!("Crash w{} #{serial}", self.index),
             "boardId": round.board,
         });
         match self
@@ -358,9 +359,10 @@ impl Writer {
         let who = self.pick_subscriber();
         let token = self.subscribers[who].token.clone();
         let feedback = round.pick_feedback(&mut self.rng);
+        let serial = self.next_serial();
         let body = json!({
             "feedbackId": feedback,
-            "text": format!("Comment w{} #{}", self.index, self.next_serial()),
+            "text": format!("Comment w{} #{serial}", self.index),
         });
         match self
             .send(round, "public/feedback-comments.create", &token, body)
@@ -378,7 +380,8 @@ impl Writer {
     }
 
     async fn identify_new(&mut self, round: &Round) -> bool {
-        let email = format!("w{}-{}@crash.test", self.index, self.next_serial());
+        let serial = self.next_serial();
+        let email = format!("w{}-{serial}@crash.test", self.index);
         let body = json!({ "email": email });
         match self
             .send(round, "public/subscriber.identify", &round.key, body)
@@ -390,9 +393,7 @@ impl Writer {
                         .push(format!("a new e-mail was not a first sign-in: {reply}"));
                 }
                 let subscriber = Subscriber::from_identify(&reply, &email);
-                self.acked
-                    .subscribers
-                    .push((subscriber.id.clone(), email));
+                self.acked.subscribers.push((subscriber.id.clone(), email));
                 self.subscribers.push(subscriber);
                 true
             }
@@ -403,7 +404,8 @@ impl Writer {
 
     async fn rename(&mut self, round: &Round) -> bool {
         let who = self.pick_subscriber();
-        let name = format!("Renamed w{} #{}", self.index, self.next_serial());
+        let serial = self.next_serial();
+        let name = format!("Renamed w{} #{serial}", self.index);
         let (id, email) = (
             self.subscribers[who].id.clone(),
             self.subscribers[who].email.clone(),
@@ -470,15 +472,21 @@ fn verify(s: &Snapshot, ledger: &Acknowledged, writers: &mut [Writer]) -> Vec<St
             fail(format!("acknowledged feedback {id} is missing"));
         }
         if !has("new_feedback", "feedbackId", id) {
-            fail(format!("acknowledged feedback {id} has no new_feedback event"));
+            fail(format!(
+                "acknowledged feedback {id} has no new_feedback event"
+            ));
         }
         if *public && !has("feedbacks.create", "feedbackId", id) {
-            fail(format!("acknowledged feedback {id} has no feedbacks.create event"));
+            fail(format!(
+                "acknowledged feedback {id} has no feedbacks.create event"
+            ));
         }
     }
     for (id, feedback) in &ledger.comments {
         if s.comments.get(id) != Some(feedback) {
-            fail(format!("acknowledged comment {id} on {feedback} is missing"));
+            fail(format!(
+                "acknowledged comment {id} on {feedback} is missing"
+            ));
         }
         if !has("feedback-comments.create", "commentId", id) {
             fail(format!("acknowledged comment {id} has no event"));
@@ -486,7 +494,9 @@ fn verify(s: &Snapshot, ledger: &Acknowledged, writers: &mut [Writer]) -> Vec<St
     }
     for id in &ledger.votes_cast {
         if !has("new_feedback_vote", "voteId", id) {
-            fail(format!("acknowledged vote {id} has no new_feedback_vote event"));
+            fail(format!(
+                "acknowledged vote {id} has no new_feedback_vote event"
+            ));
         }
     }
     for (id, email) in &ledger.subscribers {
@@ -498,7 +508,9 @@ fn verify(s: &Snapshot, ledger: &Acknowledged, writers: &mut [Writer]) -> Vec<St
     // Whatever landed, acknowledged or in flight, landed whole: row and event together.
     for id in s.feedback.keys() {
         if !has("new_feedback", "feedbackId", id) {
-            fail(format!("feedback {id} is stored without its new_feedback event"));
+            fail(format!(
+                "feedback {id} is stored without its new_feedback event"
+            ));
         }
     }
     for event in &s.events {
@@ -509,7 +521,10 @@ fn verify(s: &Snapshot, ledger: &Acknowledged, writers: &mut [Writer]) -> Vec<St
             _ => false,
         };
         if torn {
-            fail(format!("{} event {} describes nothing stored", event.kind, event.id));
+            fail(format!(
+                "{} event {} describes nothing stored",
+                event.kind, event.id
+            ));
         }
     }
     for id in s.comments.keys() {
@@ -546,7 +561,11 @@ fn verify(s: &Snapshot, ledger: &Acknowledged, writers: &mut [Writer]) -> Vec<St
         *deliveries.entry(event_id.as_str()).or_default() += 1;
     }
     for event in s.events.iter().filter(|e| e.dispatched) {
-        let expected = s.webhooks.iter().filter(|(_, kind)| *kind == event.kind).count();
+        let expected = s
+            .webhooks
+            .iter()
+            .filter(|(_, kind)| *kind == event.kind)
+            .count();
         let found = deliveries.get(event.id.as_str()).copied().unwrap_or(0);
         if found != expected {
             fail(format!(
@@ -632,7 +651,12 @@ async fn api_agrees(
 
 /// After the restart the server takes writes again: a new item, a vote and a comment on it by
 /// `writer`'s first subscriber, read back with the counts they make.
-async fn accepts_new_writes(base: &str, key: &str, board: &str, writer: &mut Writer) -> Vec<String> {
+async fn accepts_new_writes(
+    base: &str,
+    key: &str,
+    board: &str,
+    writer: &mut Writer,
+) -> Vec<String> {
     let client = reqwest::Client::new();
     let token = writer.subscribers[0].token.clone();
     let subscriber = writer.subscribers[0].id.clone();
@@ -654,7 +678,15 @@ async fn accepts_new_writes(base: &str, key: &str, board: &str, writer: &mut Wri
         other => failures.push(format!("the restarted server refused a vote: {other:?}")),
     }
     let body = json!({ "feedbackId": id, "text": "Still here" });
-    match post(&client, base, "public/feedback-comments.create", &token, &body).await {
+    match post(
+        &client,
+        base,
+        "public/feedback-comments.create",
+        &token,
+        &body,
+    )
+    .await
+    {
         Some((200, comment)) => writer
             .acked
             .comments
@@ -981,7 +1013,9 @@ async fn seed_data(
             "feedbacks.create",
             post(&client, base, "feedbacks.create", key, &body).await,
         );
-        ledger.feedback.push((string(&created["data"]["id"]), false));
+        ledger
+            .feedback
+            .push((string(&created["data"]["id"]), false));
     }
     let mut writers = Vec::new();
     for index in 0..WRITERS {
