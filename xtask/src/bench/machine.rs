@@ -84,7 +84,10 @@ pub fn facts(cores: usize, postgres_bin: Option<&std::path::Path>) -> Vec<(&'sta
                 .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
                 .unwrap_or_else(unknown),
         ),
-        ("rustc", command_line("rustc", &["-V"]).unwrap_or_else(unknown)),
+        (
+            "rustc",
+            command_line("rustc", &["-V"]).unwrap_or_else(unknown),
+        ),
         (
             "actix-web",
             locked_version("actix-web").unwrap_or_else(unknown),

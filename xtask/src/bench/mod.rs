@@ -72,15 +72,87 @@ struct Def {
     webhooks: bool,
 }
 
-const SCENARIOS: [Def; 8] = [
-    Def { id: "B0", title: "bare actix-web handler, `GET /healthz`", script: "b0.lua", bar: None, read: true, target: Target::Baseline, votes: false, webhooks: false },
-    Def { id: "S1", title: "`GET /healthz`, full middleware stack", script: "s1_healthz.lua", bar: Some(0.8), read: true, target: Target::Server, votes: false, webhooks: false },
-    Def { id: "S2", title: "`public/feedbacks.info`, team key", script: "s2_feedback_info.lua", bar: Some(0.25), read: true, target: Target::Server, votes: false, webhooks: false },
-    Def { id: "S3", title: "`public/feedbacks.list` top 20 of a board", script: "s3_feedback_list.lua", bar: Some(0.08), read: true, target: Target::Server, votes: false, webhooks: false },
-    Def { id: "S4", title: "`public/feedback-votes.create`, a new voter each time", script: "s4_vote.lua", bar: Some(0.05), read: false, target: Target::Server, votes: true, webhooks: false },
-    Def { id: "S5", title: "`public/subscriber.identify`, existing subscribers", script: "s5_identify.lua", bar: Some(0.05), read: true, target: Target::Server, votes: false, webhooks: false },
-    Def { id: "S6", title: "`public/topic-comments.list` of the busy topic", script: "s6_topic_comments.lua", bar: Some(0.08), read: true, target: Target::Server, votes: false, webhooks: false },
-    Def { id: "S7", title: "mixed flow, 2 webhook subscriptions", script: "s7_mixed.lua", bar: None, read: false, target: Target::Server, votes: true, webhooks: true },
+static SCENARIOS: [Def; 8] = [
+    Def {
+        id: "B0",
+        title: "bare actix-web handler, `GET /healthz`",
+        script: "b0.lua",
+        bar: None,
+        read: true,
+        target: Target::Baseline,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S1",
+        title: "`GET /healthz`, full middleware stack",
+        script: "s1_healthz.lua",
+        bar: Some(0.8),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S2",
+        title: "`public/feedbacks.info`, team key",
+        script: "s2_feedback_info.lua",
+        bar: Some(0.25),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S3",
+        title: "`public/feedbacks.list` top 20 of a board",
+        script: "s3_feedback_list.lua",
+        bar: Some(0.08),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S4",
+        title: "`public/feedback-votes.create`, a new voter each time",
+        script: "s4_vote.lua",
+        bar: Some(0.05),
+        read: false,
+        target: Target::Server,
+        votes: true,
+        webhooks: false,
+    },
+    Def {
+        id: "S5",
+        title: "`public/subscriber.identify`, existing subscribers",
+        script: "s5_identify.lua",
+        bar: Some(0.05),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S6",
+        title: "`public/topic-comments.list` of the busy topic",
+        script: "s6_topic_comments.lua",
+        bar: Some(0.08),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S7",
+        title: "mixed flow, 2 webhook subscriptions",
+        script: "s7_mixed.lua",
+        bar: None,
+        read: false,
+        target: Target::Server,
+        votes: true,
+        webhooks: true,
+    },
 ];
 
 struct Options {
@@ -108,7 +180,11 @@ impl Options {
                         Some("sqlite") => vec!["sqlite"],
                         Some("postgres") => vec!["postgres"],
                         Some("all") => vec!["sqlite", "postgres"],
-                        other => return Err(format!("--engine takes sqlite, postgres or all, got {other:?}")),
+                        other => {
+                            return Err(format!(
+                                "--engine takes sqlite, postgres or all, got {other:?}"
+                            ))
+                        }
                     }
                 }
                 "--scenario" => {
@@ -118,7 +194,10 @@ impl Options {
                         .split(',')
                         .map(|s| s.trim().to_ascii_uppercase())
                         .collect();
-                    if let Some(unknown) = wanted.iter().find(|w| !SCENARIOS.iter().any(|d| d.id == w.as_str())) {
+                    if let Some(unknown) = wanted
+                        .iter()
+                        .find(|w| !SCENARIOS.iter().any(|d| d.id == w.as_str()))
+                    {
                         return Err(format!("unknown scenario {unknown:?} (B0, S1..S7)"));
                     }
                     options.scenarios = SCENARIOS
@@ -145,7 +224,12 @@ impl Layout {
     /// The first half of the cores to the server side, the rest to wrk; one core is shared.
     fn for_cores(cores: usize) -> Layout {
         if cores < 2 {
-            return Layout { server_cores: None, load_cores: None, workers: 1, load_threads: 1 };
+            return Layout {
+                server_cores: None,
+                load_cores: None,
+                workers: 1,
+                load_threads: 1,
+            };
         }
         let server = cores / 2;
         let list = |range: std::ops::Range<usize>| {
@@ -233,8 +317,16 @@ pub fn run(args: &[String]) -> Result<u8> {
     }
 
     let status = util::run(&mut util::cargo([
-        "build", "--release", "-p", "sounding-server", "--bin", "sounding",
-        "-p", "sounding-http-actix", "--example", "bench_baseline",
+        "build",
+        "--release",
+        "-p",
+        "sounding-server",
+        "--bin",
+        "sounding",
+        "-p",
+        "sounding-http-actix",
+        "--example",
+        "bench_baseline",
     ]))?;
     if !status.success() {
         return Ok(util::exit_code(status).max(1));
@@ -251,9 +343,19 @@ pub fn run(args: &[String]) -> Result<u8> {
         procs::pin(std::process::id(), load)?;
     }
     let timing = if options.quick {
-        Timing { seconds: 5, warmup: 1, repetitions: 1, drain_timeout: Duration::from_secs(30) }
+        Timing {
+            seconds: 5,
+            warmup: 1,
+            repetitions: 1,
+            drain_timeout: Duration::from_secs(30),
+        }
     } else {
-        Timing { seconds: 30, warmup: 5, repetitions: 3, drain_timeout: Duration::from_secs(120) }
+        Timing {
+            seconds: 30,
+            warmup: 5,
+            repetitions: 3,
+            drain_timeout: Duration::from_secs(120),
+        }
     };
     let out_dir = util::target_dir().join("bench");
     let started = Instant::now();
@@ -288,19 +390,30 @@ pub fn run(args: &[String]) -> Result<u8> {
     };
     let json_path = out_dir.join("results.json");
     let doc_path = util::root().join("docs").join("benchmarks.md");
-    report::write(&report, &json_path, options.docs.then_some(doc_path.as_path()))?;
+    report::write(
+        &report,
+        &json_path,
+        options.docs.then_some(doc_path.as_path()),
+    )?;
     println!("{}", report.markdown());
     println!(
         "xtask bench: wrote {}{} in {:.0} s",
         json_path.display(),
-        if options.docs { format!(" and {}", doc_path.display()) } else { String::new() },
+        if options.docs {
+            format!(" and {}", doc_path.display())
+        } else {
+            String::new()
+        },
         started.elapsed().as_secs_f64()
     );
     let failures: Vec<String> = report.engines.iter().flat_map(Engine::failures).collect();
     if !failures.is_empty() {
         // Speed is never judged here, but an error answer means a scenario measured the wrong
         // thing (a rejected vote, a rate limit): that fails the run.
-        eprintln!("xtask bench: some requests failed:\n  {}", failures.join("\n  "));
+        eprintln!(
+            "xtask bench: some requests failed:\n  {}",
+            failures.join("\n  ")
+        );
         return Ok(1);
     }
     Ok(0)
@@ -317,12 +430,12 @@ struct EngineBench<'a> {
 }
 
 /// The processes whose CPU time counts as the server's.
-struct Measured<'a> {
+struct ServerSide<'a> {
     pid: u32,
     postgres: Option<&'a Cluster>,
 }
 
-impl Measured<'_> {
+impl ServerSide<'_> {
     fn pids(&self) -> Vec<u32> {
         let mut pids = vec![self.pid];
         if let Some(master) = self.postgres.and_then(Cluster::postmaster_pid) {
@@ -333,7 +446,10 @@ impl Measured<'_> {
     }
 
     fn ticks(&self) -> HashMap<u32, u64> {
-        self.pids().into_iter().map(|p| (p, procs::cpu_ticks(p))).collect()
+        self.pids()
+            .into_iter()
+            .map(|p| (p, procs::cpu_ticks(p)))
+            .collect()
     }
 }
 
@@ -345,11 +461,15 @@ impl EngineBench<'_> {
         fs::create_dir_all(&self.dir)?;
         let (cluster, database_url) = match self.engine {
             "postgres" => {
-                let bin = postgres_bin.context("no PostgreSQL binaries")?.to_path_buf();
+                let bin = postgres_bin
+                    .context("no PostgreSQL binaries")?
+                    .to_path_buf();
                 // PostgreSQL's durable defaults: the comparison with SQLite is fair only
                 // if neither may lose an acknowledged write to a crash of the process.
                 let cluster = Cluster::start_with(bin, self.dir.join("pg"), &[])?;
-                if let (Some(cores), Some(master)) = (&self.layout.server_cores, cluster.postmaster_pid()) {
+                if let (Some(cores), Some(master)) =
+                    (&self.layout.server_cores, cluster.postmaster_pid())
+                {
                     // New backends are forked by the postmaster and inherit its cores.
                     for pid in std::iter::once(master).chain(procs::children(master)) {
                         procs::pin(pid, cores)?;
@@ -375,7 +495,13 @@ impl EngineBench<'_> {
 
         let mut scenarios: Vec<Scenario> = defs
             .iter()
-            .map(|d| Scenario { id: d.id, title: d.title, bar: d.bar, read: d.read, runs: Vec::new() })
+            .map(|d| Scenario {
+                id: d.id,
+                title: d.title,
+                bar: d.bar,
+                read: d.read,
+                runs: Vec::new(),
+            })
             .collect();
         let mut vote_cursor = 0u64;
         for rep in 0..self.timing.repetitions {
@@ -383,12 +509,27 @@ impl EngineBench<'_> {
                 if self.interrupted.load(Ordering::SeqCst) {
                     bail!("interrupted");
                 }
-                eprintln!("xtask bench: {} repetition {}/{}: {}", self.engine, rep + 1, self.timing.repetitions, def.id);
+                eprintln!(
+                    "xtask bench: {} repetition {}/{}: {}",
+                    self.engine,
+                    rep + 1,
+                    self.timing.repetitions,
+                    def.id
+                );
                 let (process, postgres) = match def.target {
                     Target::Baseline => (&baseline, None),
                     Target::Server => (&server, cluster.as_ref()),
                 };
-                let run = self.measure(def, process, postgres, &data_dir, &mut vote_cursor, &receiver, &seeded.key, server.addr)?;
+                let run = self.measure(
+                    def,
+                    process,
+                    postgres,
+                    &data_dir,
+                    &mut vote_cursor,
+                    &receiver,
+                    &seeded.key,
+                    server.addr,
+                )?;
                 scenario.runs.push(run);
             }
         }
@@ -397,7 +538,11 @@ impl EngineBench<'_> {
         drop(server);
         drop(cluster);
         Ok(Engine {
-            name: if self.engine == "postgres" { "PostgreSQL" } else { "SQLite" },
+            name: if self.engine == "postgres" {
+                "PostgreSQL"
+            } else {
+                "SQLite"
+            },
             seed_counts: seeded.counts,
             seed_seconds: seeded.seconds,
             scenarios,
@@ -409,11 +554,18 @@ impl EngineBench<'_> {
         let log = self.dir.join("server.log");
         let env = [
             ("SOUNDING_DATABASE_URL", database_url.to_owned()),
-            // The access log off: measure the service, not the terminal.
-            ("SOUNDING_LOG", "warn".to_owned()),
+            // The access log off (measure the service, not the terminal); the server's own
+            // start-up lines stay, they say where it listens.
+            ("SOUNDING_LOG", "warn,sounding_server=info".to_owned()),
             ("SOUNDING_WORKERS", self.layout.workers.to_string()),
-            ("SOUNDING_RATE_LIMIT_KEY_PER_MIN", UNLIMITED_PER_MIN.to_owned()),
-            ("SOUNDING_RATE_LIMIT_SUBSCRIBER_PER_MIN", UNLIMITED_PER_MIN.to_owned()),
+            (
+                "SOUNDING_RATE_LIMIT_KEY_PER_MIN",
+                UNLIMITED_PER_MIN.to_owned(),
+            ),
+            (
+                "SOUNDING_RATE_LIMIT_SUBSCRIBER_PER_MIN",
+                UNLIMITED_PER_MIN.to_owned(),
+            ),
             // The S7 receiver listens on loopback.
             ("SOUNDING_WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
         ];
@@ -441,7 +593,17 @@ impl EngineBench<'_> {
         Ok(Process { child, addr })
     }
 
-    fn wrk(&self, def: &Def, target: &Process, data_dir: &Path, seconds: u64, connections: u64, pause_ms: u64, cursor: &mut u64) -> Result<wrk::Measured> {
+    #[allow(clippy::too_many_arguments)]
+    fn wrk(
+        &self,
+        def: &Def,
+        target: &Process,
+        data_dir: &Path,
+        seconds: u64,
+        connections: u64,
+        pause_ms: u64,
+        cursor: &mut u64,
+    ) -> Result<wrk::Measured> {
         let script = util::root().join("xtask").join("bench").join(def.script);
         let url = format!("http://{}", target.addr);
         let measured = wrk::run(&wrk::Load {
@@ -463,7 +625,17 @@ impl EngineBench<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn measure(&self, def: &Def, target: &Process, postgres: Option<&Cluster>, data_dir: &Path, cursor: &mut u64, receiver: &Receiver, key: &str, server: SocketAddr) -> Result<Run> {
+    fn measure(
+        &self,
+        def: &Def,
+        target: &Process,
+        postgres: Option<&Cluster>,
+        data_dir: &Path,
+        cursor: &mut u64,
+        receiver: &Receiver,
+        key: &str,
+        server: SocketAddr,
+    ) -> Result<Run> {
         let mut client = Client::new(server);
         let subscriptions = if def.webhooks {
             receiver.reset();
@@ -471,31 +643,71 @@ impl EngineBench<'_> {
             ["new_feedback", "new_feedback_vote"]
                 .iter()
                 .map(|event| {
-                    let body = client.post_ok("/v1/automation.subscribe", Some(key), &json!({"target_url": hook, "event": event}))?;
-                    body["data"]["id"].as_str().map(str::to_owned).context("no subscription id")
+                    let body = client.post_ok(
+                        "/v1/automation.subscribe",
+                        Some(key),
+                        &json!({"target_url": hook, "event": event}),
+                    )?;
+                    body["data"]["id"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .context("no subscription id")
                 })
                 .collect::<Result<Vec<_>>>()?
         } else {
             Vec::new()
         };
 
-        self.wrk(def, target, data_dir, self.timing.warmup, CONNECTIONS, 0, cursor)?;
-        let measured = Measured { pid: target.pid(), postgres };
+        self.wrk(
+            def,
+            target,
+            data_dir,
+            self.timing.warmup,
+            CONNECTIONS,
+            0,
+            cursor,
+        )?;
+        let measured = ServerSide {
+            pid: target.pid(),
+            postgres,
+        };
         procs::reset_peak(target.pid());
         let before = measured.ticks();
-        let full = self.wrk(def, target, data_dir, self.timing.seconds, CONNECTIONS, 0, cursor)?;
+        let full = self.wrk(
+            def,
+            target,
+            data_dir,
+            self.timing.seconds,
+            CONNECTIONS,
+            0,
+            cursor,
+        )?;
         let after = measured.ticks();
         let peak_rss_mib = procs::peak_rss_kib(target.pid()).map(|k| k as f64 / 1024.0);
-        let ticks: u64 = after.iter().map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0))).sum();
-        let cpu_s_per_1k = ticks as f64 / procs::clock_ticks() as f64 / full.requests.max(1) as f64 * 1000.0;
+        let ticks: u64 = after
+            .iter()
+            .map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0)))
+            .sum();
+        let cpu_s_per_1k =
+            ticks as f64 / procs::clock_ticks() as f64 / full.requests.max(1) as f64 * 1000.0;
 
         // Half of this repetition's maximum, paced: each connection pauses before each
         // request, enough connections to add up to the rate.
         let half_rate = full.rate() / 2.0;
         let half = if half_rate >= 1.0 {
             let pause = MIN_PAUSE_MS.max((MIN_PACED_CONNECTIONS * 1000.0 / half_rate).ceil());
-            let connections = (half_rate * pause / 1000.0).round().clamp(1.0, MAX_PACED_CONNECTIONS);
-            let paced = self.wrk(def, target, data_dir, self.timing.seconds, connections as u64, pause as u64, cursor)?;
+            let connections = (half_rate * pause / 1000.0)
+                .round()
+                .clamp(1.0, MAX_PACED_CONNECTIONS);
+            let paced = self.wrk(
+                def,
+                target,
+                data_dir,
+                self.timing.seconds,
+                connections as u64,
+                pause as u64,
+                cursor,
+            )?;
             Some((half_rate, paced))
         } else {
             None
@@ -524,15 +736,27 @@ impl EngineBench<'_> {
             half.map_or("—".into(), |(_, h)| format!("{:.2}/{:.2} ms at {:.0} req/s", h.p50_ms, h.p99_ms, h.rate())),
             lag.map_or(String::new(), |l| format!("; webhook lag p50/p99 {:.1}/{:.1} ms over {} deliveries", l.p50_ms, l.p99_ms, l.deliveries)),
         );
-        Ok(Run { full, cpu_s_per_1k, peak_rss_mib, half, lag })
+        Ok(Run {
+            full,
+            cpu_s_per_1k,
+            peak_rss_mib,
+            half,
+            lag,
+        })
     }
 
     /// Waits until no delivery is pending (or the timeout); returns how many still are.
     fn drain(&self, client: &mut Client, key: &str) -> Result<u64> {
         let deadline = Instant::now() + self.timing.drain_timeout;
         loop {
-            let body = client.post_ok("/v1/automation.deliveries", Some(key), &json!({"status": "pending", "limit": 1}))?;
-            let pending = body["pagination"]["total"].as_u64().context("no pagination.total in automation.deliveries")?;
+            let body = client.post_ok(
+                "/v1/automation.deliveries",
+                Some(key),
+                &json!({"status": "pending", "limit": 1}),
+            )?;
+            let pending = body["pagination"]["total"]
+                .as_u64()
+                .context("no pagination.total in automation.deliveries")?;
             if pending == 0 || Instant::now() > deadline {
                 return Ok(pending);
             }
@@ -551,7 +775,8 @@ mod tests {
 
     #[test]
     fn a_scenario_list_keeps_the_baseline() {
-        let options = Options::parse(&args(&["--scenario", "s4,S1", "--engine", "sqlite"])).unwrap();
+        let options =
+            Options::parse(&args(&["--scenario", "s4,S1", "--engine", "sqlite"])).unwrap();
         let ids: Vec<&str> = options.scenarios.iter().map(|d| d.id).collect();
         assert_eq!(ids, ["B0", "S1", "S4"]);
         assert_eq!(options.engines, ["sqlite"]);

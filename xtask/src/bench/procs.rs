@@ -33,7 +33,11 @@ pub fn cpu_ticks(pid: u32) -> u64 {
     stat_fields(pid)
         .map(|f| {
             // After the name, field 3 (state) is index 0, so field n is index n - 3.
-            let get = |n: usize| f.get(n - 3).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            let get = |n: usize| {
+                f.get(n - 3)
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
             get(14) + get(15)
         })
         .unwrap_or(0)
@@ -47,8 +51,7 @@ pub fn children(parent: u32) -> Vec<u32> {
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
-            stat_fields(*pid)
-                .and_then(|f| f.get(1).and_then(|p| p.parse::<u32>().ok()))
+            stat_fields(*pid).and_then(|f| f.get(1).and_then(|p| p.parse::<u32>().ok()))
                 == Some(parent)
         })
         .collect()

@@ -54,10 +54,6 @@ impl Receiver {
         let seen = self.seen.lock().unwrap();
         (seen.lags_ms.clone(), seen.duplicates)
     }
-
-    pub fn received(&self) -> usize {
-        self.seen.lock().unwrap().lags_ms.len()
-    }
 }
 
 fn serve(stream: TcpStream, seen: &Mutex<Seen>) {
@@ -125,7 +121,10 @@ pub fn rfc3339_ms(raw: &str) -> Option<f64> {
     let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
     let (y, m, day) = (d.next()??, d.next()??, d.next()??);
     let mut t = time.split(':');
-    let (h, min) = (t.next()?.parse::<i64>().ok()?, t.next()?.parse::<i64>().ok()?);
+    let (h, min) = (
+        t.next()?.parse::<i64>().ok()?,
+        t.next()?.parse::<i64>().ok()?,
+    );
     let secs: f64 = t.next()?.parse().ok()?;
     // Days from the civil date (Howard Hinnant's algorithm).
     let y = if m <= 2 { y - 1 } else { y };
@@ -145,8 +144,14 @@ mod tests {
     #[test]
     fn timestamps_convert_to_unix_milliseconds() {
         assert_eq!(rfc3339_ms("1970-01-01T00:00:00.000Z"), Some(0.0));
-        assert_eq!(rfc3339_ms("2000-03-01T00:00:01.250Z"), Some(951_868_801_250.0));
-        assert_eq!(rfc3339_ms("2026-11-24T10:00:00Z"), Some(1_795_514_400_000.0));
+        assert_eq!(
+            rfc3339_ms("2000-03-01T00:00:01.250Z"),
+            Some(951_868_801_250.0)
+        );
+        assert_eq!(
+            rfc3339_ms("2026-11-24T10:00:00Z"),
+            Some(1_795_514_400_000.0)
+        );
         assert_eq!(rfc3339_ms("2026-11-24T10:00:00+01:00"), None);
     }
 }

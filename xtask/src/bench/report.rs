@@ -115,7 +115,14 @@ impl Engine {
         self.scenarios
             .iter()
             .filter(|s| s.errors() > 0)
-            .map(|s| format!("{} {}: {} non-2xx or socket errors", self.name, s.id, s.errors()))
+            .map(|s| {
+                format!(
+                    "{} {}: {} non-2xx or socket errors",
+                    self.name,
+                    s.id,
+                    s.errors()
+                )
+            })
             .collect()
     }
 }
@@ -125,9 +132,10 @@ fn opt(v: Option<f64>) -> Value {
 }
 
 fn spread_json(s: Option<(f64, f64, f64)>) -> Value {
-    s.map_or(Value::Null, |(m, lo, hi)| {
-        json!({"median": opt(Some(m)), "min": opt(Some(lo)), "max": opt(Some(hi))})
-    })
+    s.map_or(
+        Value::Null,
+        |(m, lo, hi)| json!({"median": opt(Some(m)), "min": opt(Some(lo)), "max": opt(Some(hi))}),
+    )
 }
 
 fn measured_json(m: &Measured) -> Value {
@@ -248,13 +256,15 @@ impl Report {
                 let half = s
                     .pick(|r| r.half.map(|h| h.1.p50_ms))
                     .zip(s.pick(|r| r.half.map(|h| h.1.p99_ms)))
-                    .map_or("—".into(), |(p50, p99)| {
-                        let mark = if s.read {
-                            if p99.0 < 10.0 { " ✔" } else { " ✘" }
-                        } else {
-                            ""
+                    .zip(s.pick(|r| r.half.map(|h| h.1.rate())))
+                    .map_or("—".into(), |((p50, p99), rate)| {
+                        // The latency bar is the issue's, for the read scenarios it names.
+                        let mark = match (s.read, s.bar) {
+                            (true, Some(_)) if p99.0 < 10.0 => " ✔",
+                            (true, Some(_)) => " ✘",
+                            _ => "",
                         };
-                        format!("{:.2} / {:.2}{mark}", p50.0, p99.0)
+                        format!("{:.2} / {:.2}{mark} at {:.0} req/s", p50.0, p99.0, rate.0)
                     });
                 let cpu = s
                     .pick(|r| Some(r.cpu_s_per_1k))
@@ -312,7 +322,8 @@ impl Report {
     }
 }
 
-pub const BEGIN: &str = "<!-- bench:begin — written by `cargo xtask bench`; edits between the markers are lost -->";
+pub const BEGIN: &str =
+    "<!-- bench:begin — written by `cargo xtask bench`; edits between the markers are lost -->";
 pub const END: &str = "<!-- bench:end -->";
 
 /// Replaces the text between the markers in `doc` (appends the block when they are missing).
@@ -330,8 +341,11 @@ pub fn write(report: &Report, json_path: &Path, doc_path: Option<&Path>) -> Resu
     if let Some(dir) = json_path.parent() {
         fs::create_dir_all(dir)?;
     }
-    fs::write(json_path, serde_json::to_string_pretty(&report.to_json())? + "\n")
-        .with_context(|| format!("cannot write {}", json_path.display()))?;
+    fs::write(
+        json_path,
+        serde_json::to_string_pretty(&report.to_json())? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", json_path.display()))?;
     if let Some(doc_path) = doc_path {
         let doc = fs::read_to_string(doc_path).unwrap_or_else(|_| "# Benchmarks\n".to_owned());
         fs::write(doc_path, splice(&doc, &report.markdown()))
@@ -364,7 +378,10 @@ mod tests {
     fn splice_replaces_only_the_generated_block() {
         let doc = format!("# B\n\nintro\n\n{BEGIN}\nold\n{END}\n\nafter\n");
         let out = splice(&doc, "new\n");
-        assert_eq!(out, format!("# B\n\nintro\n\n{BEGIN}\nnew\n{END}\n\nafter\n"));
+        assert_eq!(
+            out,
+            format!("# B\n\nintro\n\n{BEGIN}\nnew\n{END}\n\nafter\n")
+        );
         let appended = splice("# B\n", "new");
         assert!(appended.starts_with("# B\n\n") && appended.ends_with(&format!("new\n{END}\n")));
     }

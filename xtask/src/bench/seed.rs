@@ -7,14 +7,7 @@
 //! thread. Teams B and C are small neighbours, so every query must filter by team. Subscribers
 //! 0..4,000 author and vote; 4,000..5,000 never vote here, and are the voters of S4 and S7.
 
-use std::{
-    collections::HashSet,
-    fs,
-    net::SocketAddr,
-    path::Path,
-    process::Command,
-    time::Instant,
-};
+use std::{collections::HashSet, fs, net::SocketAddr, path::Path, process::Command, time::Instant};
 
 use anyhow::{bail, Context as _, Result};
 use serde_json::{json, Value};
@@ -138,7 +131,12 @@ struct Subscriber {
     token: String,
 }
 
-fn identify(addr: SocketAddr, workers: usize, key: &str, emails: Vec<String>) -> Result<Vec<Subscriber>> {
+fn identify(
+    addr: SocketAddr,
+    workers: usize,
+    key: &str,
+    emails: Vec<String>,
+) -> Result<Vec<Subscriber>> {
     parallel(addr, workers, &emails, |client, email| {
         let body = client.post_ok(
             "/v1/public/subscriber.identify",
@@ -167,7 +165,12 @@ fn create_boards(client: &mut Client, key: &str, count: usize) -> Result<Vec<Str
 }
 
 /// Seeds everything and writes the data files into `data_dir`.
-pub fn seed(addr: SocketAddr, workers: usize, teams: &[TeamKey], data_dir: &Path) -> Result<Seeded> {
+pub fn seed(
+    addr: SocketAddr,
+    workers: usize,
+    teams: &[TeamKey],
+    data_dir: &Path,
+) -> Result<Seeded> {
     let started = Instant::now();
     let mut rng = Rng(0x5EED);
     let mut client = Client::new(addr);
@@ -198,8 +201,10 @@ pub fn seed(addr: SocketAddr, workers: usize, teams: &[TeamKey], data_dir: &Path
     let subscribers = identify(addr, workers, key, emails)?;
 
     let items: Vec<(usize, usize)> = (0..FEEDBACK)
-        .map(|i| (i, rng.weighted(&BOARD_SHARES)))
-        .map(|(i, board)| (i, board * SEED_VOTERS + rng.skewed(SEED_VOTERS)))
+        .map(|i| {
+            let board = rng.weighted(&BOARD_SHARES);
+            (i, board * SEED_VOTERS + rng.skewed(SEED_VOTERS))
+        })
         .collect();
     let feedback = parallel(addr, workers, &items, |client, (i, board_author)| {
         let (board, author) = (board_author / SEED_VOTERS, board_author % SEED_VOTERS);
@@ -264,7 +269,12 @@ pub fn seed(addr: SocketAddr, workers: usize, teams: &[TeamKey], data_dir: &Path
         })
         .collect::<Result<Vec<_>>>()?;
     let topic_items: Vec<(usize, usize)> = (0..TOPICS)
-        .map(|i| (i, rng.below(stages.len()) * SEED_VOTERS + rng.below(SEED_VOTERS)))
+        .map(|i| {
+            (
+                i,
+                rng.below(stages.len()) * SEED_VOTERS + rng.below(SEED_VOTERS),
+            )
+        })
         .collect();
     let topics = parallel(addr, workers, &topic_items, |client, (i, stage_author)| {
         let (stage, author) = (stage_author / SEED_VOTERS, stage_author % SEED_VOTERS);
@@ -326,9 +336,21 @@ pub fn seed(addr: SocketAddr, workers: usize, teams: &[TeamKey], data_dir: &Path
             .with_context(|| format!("cannot write {}", path.display()))
     };
     write("key.txt", &[key])?;
-    write("board_ids.txt", &boards.iter().map(String::as_str).collect::<Vec<_>>())?;
-    write("feedback_ids.txt", &feedback.iter().map(String::as_str).collect::<Vec<_>>())?;
-    write("emails.txt", &subscribers.iter().map(|s| s.email.as_str()).collect::<Vec<_>>())?;
+    write(
+        "board_ids.txt",
+        &boards.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    write(
+        "feedback_ids.txt",
+        &feedback.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    write(
+        "emails.txt",
+        &subscribers
+            .iter()
+            .map(|s| s.email.as_str())
+            .collect::<Vec<_>>(),
+    )?;
     write(
         "voter_tokens.txt",
         &subscribers[SEED_VOTERS..]
@@ -351,12 +373,12 @@ pub fn seed(addr: SocketAddr, workers: usize, teams: &[TeamKey], data_dir: &Path
             ("topic comments", TOPIC_COMMENTS + BUSY_TOPIC_COMMENTS),
             ("busy topic comments", BUSY_TOPIC_COMMENTS),
             ("topic votes", TOPIC_VOTES),
-            ("neighbour subscribers", NEIGHBOUR_SUBSCRIBERS * (teams.len() - 1)),
+            (
+                "neighbour subscribers",
+                NEIGHBOUR_SUBSCRIBERS * (teams.len() - 1),
+            ),
             ("neighbour feedback", NEIGHBOUR_FEEDBACK * (teams.len() - 1)),
         ],
         seconds: started.elapsed().as_secs_f64(),
     })
 }
-
-/// The number of voters the scenarios draw from (subscribers that never voted in the seed).
-pub const SCENARIO_VOTERS: usize = SUBSCRIBERS - SEED_VOTERS;

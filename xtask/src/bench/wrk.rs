@@ -103,7 +103,9 @@ pub fn run(load: &Load) -> Result<Measured> {
 }
 
 fn parse(stdout: &str) -> Option<Measured> {
-    let line = stdout.lines().find_map(|l| l.strip_prefix("BENCH_RESULT "))?;
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("BENCH_RESULT "))?;
     let v: Value = serde_json::from_str(line).ok()?;
     let num = |k: &str| v[k].as_f64();
     Some(Measured {
