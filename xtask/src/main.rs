@@ -1,6 +1,7 @@
 //! `cargo xtask <task>`: the project's chores as plain Rust (std::process::Command), so they
 //! run the same on every machine and in CI. See `usage` for the tasks.
 
+mod bench;
 mod ci;
 mod deps;
 mod openapi;
@@ -19,6 +20,9 @@ tasks:
   check-deps           fail if sounding-domain or sounding-app depend on actix, diesel,
                        reqwest or tokio
   openapi [--check]    write docs/openapi.json; with --check, fail if it is out of date
+  bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...] [--no-docs]
+                       build release binaries, seed, load-test with wrk; writes
+                       docs/benchmarks.md and target/bench/results.json
   ci                   everything CI runs: fmt, clippy, check-deps, openapi --check, test";
 
 fn main() -> ExitCode {
@@ -29,6 +33,7 @@ fn main() -> ExitCode {
         Some("check-deps") => deps::run(),
         Some("openapi") => openapi::run(rest),
         Some("ci") => ci::run(),
+        Some("bench") => bench::run(rest),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(0)

@@ -44,6 +44,15 @@ pub fn find_binaries() -> Option<PathBuf> {
     versions.pop().map(|(_, bin)| bin)
 }
 
+/// The test tuning: durability is pointless for a test run; speed is not. Every test opens
+/// its own pool on its own database, hence the connections.
+const TEST_SETTINGS: &[&str] = &[
+    "fsync = off",
+    "synchronous_commit = off",
+    "full_page_writes = off",
+    "max_connections = 300",
+];
+
 pub struct Cluster {
     bin: PathBuf,
     /// `target/pg`: everything the cluster writes, removed on drop.
@@ -56,8 +65,14 @@ pub struct Cluster {
 
 impl Cluster {
     /// Initialises and starts a fresh cluster in `dir`, replacing whatever a killed earlier
-    /// run left there.
+    /// run left there, tuned for tests (no durability).
     pub fn start(bin: PathBuf, preferred: PathBuf) -> Result<Cluster> {
+        Self::start_with(bin, preferred, TEST_SETTINGS)
+    }
+
+    /// Like `start`, with `settings` (postgresql.conf lines) instead of the test tuning:
+    /// `cargo xtask bench` keeps PostgreSQL's durable defaults.
+    pub fn start_with(bin: PathBuf, preferred: PathBuf, settings: &[&str]) -> Result<Cluster> {
         let run_as = is_root()?.then_some(SERVICE_USER);
         let dir = match run_as {
             Some(user) if !can_enter(user, preferred.parent().unwrap_or(&preferred)) => {
@@ -128,23 +143,18 @@ impl Cluster {
             // Too long for a socket path: TCP only (the tests use TCP anyway).
             "unix_socket_directories = ''".to_owned()
         };
-        let settings = [
+        let mut lines = vec![
             "listen_addresses = '127.0.0.1'".to_owned(),
             format!("port = {}", cluster.port),
             socket_line,
-            // Durability is pointless here; speed is not.
-            "fsync = off".to_owned(),
-            "synchronous_commit = off".to_owned(),
-            "full_page_writes = off".to_owned(),
-            // Every test opens its own pool on its own database.
-            "max_connections = 300".to_owned(),
         ];
+        lines.extend(settings.iter().map(|s| (*s).to_owned()));
         let conf = data.join("postgresql.conf");
         let mut file = fs::OpenOptions::new()
             .append(true)
             .open(&conf)
             .with_context(|| format!("cannot open {}", conf.display()))?;
-        writeln!(file, "\n# cargo xtask test\n{}", settings.join("\n"))?;
+        writeln!(file, "\n# cargo xtask\n{}", lines.join("\n"))?;
         drop(file);
 
         let status = cluster
@@ -171,6 +181,17 @@ impl Cluster {
     /// The superuser URL over TCP.
     pub fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// The postmaster's process id (its backends are its children).
+    pub fn postmaster_pid(&self) -> Option<u32> {
+        fs::read_to_string(self.data_dir().join("postmaster.pid"))
+            .ok()?
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()
     }
 
     fn data_dir(&self) -> PathBuf {

@@ -1,0 +1,796 @@
+//! `cargo xtask bench`: the benchmark harness of issue 8. Builds the release server and the
+//! bare actix-web baseline (B0), seeds a fresh database through the API, then measures each
+//! scenario with wrk (Lua scripts in `xtask/bench/`), server and load generator on different
+//! cores. Writes `<target>/bench/results.json` and the generated part of `docs/benchmarks.md`;
+//! the method and its choices are written up in that document.
+
+mod http;
+mod machine;
+mod procs;
+mod receiver;
+mod report;
+mod seed;
+mod wrk;
+
+use std::{
+    collections::HashMap,
+    fs,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    process::{Child, Command},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
+
+use anyhow::{bail, Context as _, Result};
+use serde_json::json;
+
+use crate::{
+    pg::{self, Cluster},
+    util,
+};
+use http::Client;
+use receiver::Receiver;
+use report::{Engine, Lag, Report, Run, Scenario};
+
+const USAGE: &str = "\
+usage: cargo xtask bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...] [--no-docs]
+
+  --quick      5 s per run, one repetition, 1 s warm-up: a smoke check (speed is not judged)
+  --engine     the database(s) to measure (default: all)
+  --scenario   only these scenarios (B0, the baseline, always runs)
+  --no-docs    leave docs/benchmarks.md alone (results.json is still written)";
+
+/// Connections of a full-speed run: enough to keep every server worker busy.
+const CONNECTIONS: u64 = 32;
+/// The shortest pause between two requests of one connection in a paced run.
+const MIN_PAUSE_MS: f64 = 10.0;
+/// Paced runs use at least this many connections, so one slow answer does not stall the rate.
+const MIN_PACED_CONNECTIONS: f64 = 4.0;
+const MAX_PACED_CONNECTIONS: f64 = 1000.0;
+/// No rate limit gets in the way of a load test (the limiter still runs on every request).
+const UNLIMITED_PER_MIN: &str = "1000000000";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Target {
+    Baseline,
+    Server,
+}
+
+struct Def {
+    id: &'static str,
+    title: &'static str,
+    script: &'static str,
+    bar: Option<f64>,
+    read: bool,
+    target: Target,
+    /// Casts votes: moves the vote cursor.
+    votes: bool,
+    webhooks: bool,
+}
+
+static SCENARIOS: [Def; 8] = [
+    Def {
+        id: "B0",
+        title: "bare actix-web handler, `GET /healthz`",
+        script: "b0.lua",
+        bar: None,
+        read: true,
+        target: Target::Baseline,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S1",
+        title: "`GET /healthz`, full middleware stack",
+        script: "s1_healthz.lua",
+        bar: Some(0.8),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S2",
+        title: "`public/feedbacks.info`, team key",
+        script: "s2_feedback_info.lua",
+        bar: Some(0.25),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S3",
+        title: "`public/feedbacks.list` top 20 of a board",
+        script: "s3_feedback_list.lua",
+        bar: Some(0.08),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S4",
+        title: "`public/feedback-votes.create`, a new voter each time",
+        script: "s4_vote.lua",
+        bar: Some(0.05),
+        read: false,
+        target: Target::Server,
+        votes: true,
+        webhooks: false,
+    },
+    Def {
+        id: "S5",
+        title: "`public/subscriber.identify`, existing subscribers",
+        script: "s5_identify.lua",
+        bar: Some(0.05),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S6",
+        title: "`public/topic-comments.list` of the busy topic",
+        script: "s6_topic_comments.lua",
+        bar: Some(0.08),
+        read: true,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
+    Def {
+        id: "S7",
+        title: "mixed flow, 2 webhook subscriptions",
+        script: "s7_mixed.lua",
+        bar: None,
+        read: false,
+        target: Target::Server,
+        votes: true,
+        webhooks: true,
+    },
+];
+
+struct Options {
+    quick: bool,
+    engines: Vec<&'static str>,
+    scenarios: Vec<&'static Def>,
+    docs: bool,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Result<Options, String> {
+        let mut options = Options {
+            quick: false,
+            engines: vec!["sqlite", "postgres"],
+            scenarios: SCENARIOS.iter().collect(),
+            docs: true,
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--quick" => options.quick = true,
+                "--no-docs" => options.docs = false,
+                "--engine" => {
+                    options.engines = match args.next().map(String::as_str) {
+                        Some("sqlite") => vec!["sqlite"],
+                        Some("postgres") => vec!["postgres"],
+                        Some("all") => vec!["sqlite", "postgres"],
+                        other => {
+                            return Err(format!(
+                                "--engine takes sqlite, postgres or all, got {other:?}"
+                            ))
+                        }
+                    }
+                }
+                "--scenario" => {
+                    let wanted: Vec<String> = args
+                        .next()
+                        .ok_or("--scenario takes a list such as S1,S4")?
+                        .split(',')
+                        .map(|s| s.trim().to_ascii_uppercase())
+                        .collect();
+                    if let Some(unknown) = wanted
+                        .iter()
+                        .find(|w| !SCENARIOS.iter().any(|d| d.id == w.as_str()))
+                    {
+                        return Err(format!("unknown scenario {unknown:?} (B0, S1..S7)"));
+                    }
+                    options.scenarios = SCENARIOS
+                        .iter()
+                        .filter(|d| d.id == "B0" || wanted.iter().any(|w| w == d.id))
+                        .collect();
+                }
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// Which cores the server (and its database) and the load generator get.
+struct Layout {
+    server_cores: Option<String>,
+    load_cores: Option<String>,
+    workers: usize,
+    load_threads: u64,
+}
+
+impl Layout {
+    /// The first half of the cores to the server side, the rest to wrk; one core is shared.
+    fn for_cores(cores: usize) -> Layout {
+        if cores < 2 {
+            return Layout {
+                server_cores: None,
+                load_cores: None,
+                workers: 1,
+                load_threads: 1,
+            };
+        }
+        let server = cores / 2;
+        let list = |range: std::ops::Range<usize>| {
+            range.map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+        };
+        Layout {
+            server_cores: Some(list(0..server)),
+            load_cores: Some(list(server..cores)),
+            workers: server,
+            load_threads: (cores - server) as u64,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match (&self.server_cores, &self.load_cores) {
+            (Some(s), Some(l)) => format!(
+                "server, B0 and PostgreSQL on core(s) {s} with {} HTTP worker(s); wrk ({} thread(s)), the seeder and the webhook receiver on core(s) {l}",
+                self.workers, self.load_threads
+            ),
+            _ => "one core: nothing pinned, server and wrk share it".to_owned(),
+        }
+    }
+}
+
+struct Timing {
+    seconds: u64,
+    warmup: u64,
+    repetitions: usize,
+    drain_timeout: Duration,
+}
+
+/// A process we started; killed when dropped, whatever happened.
+struct Process {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Process {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn run(args: &[String]) -> Result<u8> {
+    let options = match Options::parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("xtask bench: {e}\n\n{USAGE}");
+            return Ok(2);
+        }
+    };
+    if !wrk::installed() {
+        util::banner(&[
+            "wrk, the load generator, is not installed.",
+            "Debian/Ubuntu: apt-get update && apt-get install -y wrk",
+            "(other systems: https://github.com/wg/wrk), then run this again.",
+        ]);
+        return Ok(1);
+    }
+    let postgres_bin = if options.engines.contains(&"postgres") {
+        match pg::find_binaries() {
+            Some(bin) => Some(bin),
+            None => {
+                util::banner(&[
+                    "PostgreSQL binaries (initdb, pg_ctl) were not found.",
+                    "Install them (Debian: apt-get install postgresql) or pass --engine sqlite.",
+                ]);
+                return Ok(1);
+            }
+        }
+    } else {
+        None
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+
+    let status = util::run(&mut util::cargo([
+        "build",
+        "--release",
+        "-p",
+        "sounding-server",
+        "--bin",
+        "sounding",
+        "-p",
+        "sounding-http-actix",
+        "--example",
+        "bench_baseline",
+    ]))?;
+    if !status.success() {
+        return Ok(util::exit_code(status).max(1));
+    }
+    let release = util::target_dir().join("release");
+    let server_bin = release.join("sounding");
+    let baseline_bin = release.join("examples").join("bench_baseline");
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let machine = machine::facts(cores, postgres_bin.as_deref());
+    let layout = Layout::for_cores(cores);
+    // Off the server's cores from here on: the seeder and the webhook receiver live in us.
+    if let Some(load) = &layout.load_cores {
+        procs::pin(std::process::id(), load)?;
+    }
+    let timing = if options.quick {
+        Timing {
+            seconds: 5,
+            warmup: 1,
+            repetitions: 1,
+            drain_timeout: Duration::from_secs(30),
+        }
+    } else {
+        Timing {
+            seconds: 30,
+            warmup: 5,
+            repetitions: 3,
+            drain_timeout: Duration::from_secs(120),
+        }
+    };
+    let out_dir = util::target_dir().join("bench");
+    let started = Instant::now();
+
+    let mut engines = Vec::new();
+    for engine in &options.engines {
+        eprintln!("\nxtask bench: === {engine} ===");
+        let bench = EngineBench {
+            engine,
+            dir: out_dir.join(engine),
+            server_bin: &server_bin,
+            baseline_bin: &baseline_bin,
+            layout: &layout,
+            timing: &timing,
+            interrupted: &interrupted,
+        };
+        engines.push(bench.run(&options.scenarios, postgres_bin.as_deref())?);
+    }
+
+    let report = Report {
+        quick: options.quick,
+        seconds_per_run: timing.seconds,
+        repetitions: timing.repetitions,
+        date: Command::new("date")
+            .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default(),
+        machine,
+        layout: layout.describe(),
+        engines,
+    };
+    let json_path = out_dir.join("results.json");
+    let doc_path = util::root().join("docs").join("benchmarks.md");
+    report::write(
+        &report,
+        &json_path,
+        options.docs.then_some(doc_path.as_path()),
+    )?;
+    println!("{}", report.markdown());
+    println!(
+        "xtask bench: wrote {}{} in {:.0} s",
+        json_path.display(),
+        if options.docs {
+            format!(" and {}", doc_path.display())
+        } else {
+            String::new()
+        },
+        started.elapsed().as_secs_f64()
+    );
+    let failures: Vec<String> = report.engines.iter().flat_map(Engine::failures).collect();
+    if !failures.is_empty() {
+        // Speed is never judged here, but an error answer means a scenario measured the wrong
+        // thing (a rejected vote, a rate limit): that fails the run.
+        eprintln!(
+            "xtask bench: some requests failed:\n  {}",
+            failures.join("\n  ")
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+struct EngineBench<'a> {
+    engine: &'static str,
+    dir: PathBuf,
+    server_bin: &'a Path,
+    baseline_bin: &'a Path,
+    layout: &'a Layout,
+    timing: &'a Timing,
+    interrupted: &'a AtomicBool,
+}
+
+/// The processes whose CPU time counts as the server's.
+struct ServerSide<'a> {
+    pid: u32,
+    postgres: Option<&'a Cluster>,
+}
+
+impl ServerSide<'_> {
+    fn pids(&self) -> Vec<u32> {
+        let mut pids = vec![self.pid];
+        if let Some(master) = self.postgres.and_then(Cluster::postmaster_pid) {
+            pids.push(master);
+            pids.extend(procs::children(master));
+        }
+        pids
+    }
+
+    fn ticks(&self) -> HashMap<u32, u64> {
+        self.pids()
+            .into_iter()
+            .map(|p| (p, procs::cpu_ticks(p)))
+            .collect()
+    }
+}
+
+impl EngineBench<'_> {
+    fn run(&self, defs: &[&'static Def], postgres_bin: Option<&Path>) -> Result<Engine> {
+        if self.dir.exists() {
+            fs::remove_dir_all(&self.dir)?;
+        }
+        fs::create_dir_all(&self.dir)?;
+        let (cluster, database_url) = match self.engine {
+            "postgres" => {
+                let bin = postgres_bin
+                    .context("no PostgreSQL binaries")?
+                    .to_path_buf();
+                // PostgreSQL's durable defaults: the comparison with SQLite is fair only
+                // if neither may lose an acknowledged write to a crash of the process.
+                let cluster = Cluster::start_with(bin, self.dir.join("pg"), &[])?;
+                if let (Some(cores), Some(master)) =
+                    (&self.layout.server_cores, cluster.postmaster_pid())
+                {
+                    // New backends are forked by the postmaster and inherit its cores.
+                    for pid in std::iter::once(master).chain(procs::children(master)) {
+                        procs::pin(pid, cores)?;
+                    }
+                }
+                let url = cluster.url();
+                (Some(cluster), url)
+            }
+            _ => {
+                let path = self.dir.join("bench.db");
+                (None, format!("sqlite://{}", path.display()))
+            }
+        };
+
+        let teams = seed::create_teams(self.server_bin, &database_url)?;
+        let server = self.start_server(&database_url)?;
+        eprintln!("xtask bench: seeding through the API at {}", server.addr);
+        let data_dir = self.dir.join("data");
+        let seeded = seed::seed(server.addr, 16, &teams, &data_dir)?;
+        eprintln!("xtask bench: seeded in {:.0} s", seeded.seconds);
+        let baseline = self.start_baseline()?;
+        let receiver = Receiver::start()?;
+
+        let mut scenarios: Vec<Scenario> = defs
+            .iter()
+            .map(|d| Scenario {
+                id: d.id,
+                title: d.title,
+                bar: d.bar,
+                read: d.read,
+                runs: Vec::new(),
+            })
+            .collect();
+        let mut vote_cursor = 0u64;
+        for rep in 0..self.timing.repetitions {
+            for (def, scenario) in defs.iter().zip(scenarios.iter_mut()) {
+                if self.interrupted.load(Ordering::SeqCst) {
+                    bail!("interrupted");
+                }
+                eprintln!(
+                    "xtask bench: {} repetition {}/{}: {}",
+                    self.engine,
+                    rep + 1,
+                    self.timing.repetitions,
+                    def.id
+                );
+                let (process, postgres) = match def.target {
+                    Target::Baseline => (&baseline, None),
+                    Target::Server => (&server, cluster.as_ref()),
+                };
+                let run = self.measure(
+                    def,
+                    process,
+                    postgres,
+                    &data_dir,
+                    &mut vote_cursor,
+                    &receiver,
+                    &seeded.key,
+                    server.addr,
+                )?;
+                scenario.runs.push(run);
+            }
+        }
+        let rss_after_mib = procs::rss_kib(server.pid()).map(|k| k as f64 / 1024.0);
+        drop(baseline);
+        drop(server);
+        drop(cluster);
+        Ok(Engine {
+            name: if self.engine == "postgres" {
+                "PostgreSQL"
+            } else {
+                "SQLite"
+            },
+            seed_counts: seeded.counts,
+            seed_seconds: seeded.seconds,
+            scenarios,
+            rss_after_mib,
+        })
+    }
+
+    fn start_server(&self, database_url: &str) -> Result<Process> {
+        let log = self.dir.join("server.log");
+        let env = [
+            ("SOUNDING_DATABASE_URL", database_url.to_owned()),
+            // The access log off (measure the service, not the terminal); the server's own
+            // start-up lines stay, they say where it listens.
+            ("SOUNDING_LOG", "warn,sounding_server=info".to_owned()),
+            ("SOUNDING_WORKERS", self.layout.workers.to_string()),
+            (
+                "SOUNDING_RATE_LIMIT_KEY_PER_MIN",
+                UNLIMITED_PER_MIN.to_owned(),
+            ),
+            (
+                "SOUNDING_RATE_LIMIT_SUBSCRIBER_PER_MIN",
+                UNLIMITED_PER_MIN.to_owned(),
+            ),
+            // The S7 receiver listens on loopback.
+            ("SOUNDING_WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
+        ];
+        let mut child = procs::spawn_pinned(
+            self.layout.server_cores.as_deref(),
+            self.server_bin,
+            &["serve", "--bind", "127.0.0.1:0"],
+            &env,
+            &log,
+        )?;
+        let addr = procs::wait_listening(&mut child, &log).context("sounding serve")?;
+        Ok(Process { child, addr })
+    }
+
+    fn start_baseline(&self) -> Result<Process> {
+        let log = self.dir.join("baseline.log");
+        let mut child = procs::spawn_pinned(
+            self.layout.server_cores.as_deref(),
+            self.baseline_bin,
+            &["127.0.0.1:0"],
+            &[("BENCH_WORKERS", self.layout.workers.to_string())],
+            &log,
+        )?;
+        let addr = procs::wait_listening(&mut child, &log).context("bench_baseline")?;
+        Ok(Process { child, addr })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn wrk(
+        &self,
+        def: &Def,
+        target: &Process,
+        data_dir: &Path,
+        seconds: u64,
+        connections: u64,
+        pause_ms: u64,
+        cursor: &mut u64,
+    ) -> Result<wrk::Measured> {
+        let script = util::root().join("xtask").join("bench").join(def.script);
+        let url = format!("http://{}", target.addr);
+        let measured = wrk::run(&wrk::Load {
+            script: &script,
+            url: &url,
+            seconds,
+            connections,
+            threads: self.layout.load_threads,
+            cores: self.layout.load_cores.as_deref(),
+            data_dir,
+            pause_ms,
+            vote_cursor: *cursor,
+        })?;
+        if def.votes {
+            // Past every slot this run may have used (requests still in flight included).
+            *cursor += (measured.requests + connections) * self.layout.load_threads;
+        }
+        Ok(measured)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn measure(
+        &self,
+        def: &Def,
+        target: &Process,
+        postgres: Option<&Cluster>,
+        data_dir: &Path,
+        cursor: &mut u64,
+        receiver: &Receiver,
+        key: &str,
+        server: SocketAddr,
+    ) -> Result<Run> {
+        let mut client = Client::new(server);
+        let subscriptions = if def.webhooks {
+            receiver.reset();
+            let hook = format!("http://{}/hook", receiver.addr);
+            ["new_feedback", "new_feedback_vote"]
+                .iter()
+                .map(|event| {
+                    let body = client.post_ok(
+                        "/v1/automation.subscribe",
+                        Some(key),
+                        &json!({"target_url": hook, "event": event}),
+                    )?;
+                    body["data"]["id"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .context("no subscription id")
+                })
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+
+        self.wrk(
+            def,
+            target,
+            data_dir,
+            self.timing.warmup,
+            CONNECTIONS,
+            0,
+            cursor,
+        )?;
+        let measured = ServerSide {
+            pid: target.pid(),
+            postgres,
+        };
+        procs::reset_peak(target.pid());
+        let before = measured.ticks();
+        let full = self.wrk(
+            def,
+            target,
+            data_dir,
+            self.timing.seconds,
+            CONNECTIONS,
+            0,
+            cursor,
+        )?;
+        let after = measured.ticks();
+        let peak_rss_mib = procs::peak_rss_kib(target.pid()).map(|k| k as f64 / 1024.0);
+        let ticks: u64 = after
+            .iter()
+            .map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0)))
+            .sum();
+        let cpu_s_per_1k =
+            ticks as f64 / procs::clock_ticks() as f64 / full.requests.max(1) as f64 * 1000.0;
+
+        // Half of this repetition's maximum, paced: each connection pauses before each
+        // request, enough connections to add up to the rate.
+        let half_rate = full.rate() / 2.0;
+        let half = if half_rate >= 1.0 {
+            let pause = MIN_PAUSE_MS.max((MIN_PACED_CONNECTIONS * 1000.0 / half_rate).ceil());
+            let connections = (half_rate * pause / 1000.0)
+                .round()
+                .clamp(1.0, MAX_PACED_CONNECTIONS);
+            let paced = self.wrk(
+                def,
+                target,
+                data_dir,
+                self.timing.seconds,
+                connections as u64,
+                pause as u64,
+                cursor,
+            )?;
+            Some((half_rate, paced))
+        } else {
+            None
+        };
+
+        let lag = if def.webhooks {
+            let undrained = self.drain(&mut client, key)?;
+            let (lags, duplicates) = receiver.lags();
+            for id in &subscriptions {
+                client.post_ok("/v1/automation.unsubscribe", Some(key), &json!({"id": id}))?;
+            }
+            Some(Lag {
+                p50_ms: report::percentile(&lags, 50.0).unwrap_or(f64::NAN),
+                p99_ms: report::percentile(&lags, 99.0).unwrap_or(f64::NAN),
+                deliveries: lags.len(),
+                duplicates,
+                undrained,
+            })
+        } else {
+            None
+        };
+        eprintln!(
+            "xtask bench:   {:.0} req/s, p99 {:.2} ms; half load p50/p99 {}; CPU {cpu_s_per_1k:.3} s/1k{}",
+            full.rate(),
+            full.p99_ms,
+            half.map_or("—".into(), |(_, h)| format!("{:.2}/{:.2} ms at {:.0} req/s", h.p50_ms, h.p99_ms, h.rate())),
+            lag.map_or(String::new(), |l| format!("; webhook lag p50/p99 {:.1}/{:.1} ms over {} deliveries", l.p50_ms, l.p99_ms, l.deliveries)),
+        );
+        Ok(Run {
+            full,
+            cpu_s_per_1k,
+            peak_rss_mib,
+            half,
+            lag,
+        })
+    }
+
+    /// Waits until no delivery is pending (or the timeout); returns how many still are.
+    fn drain(&self, client: &mut Client, key: &str) -> Result<u64> {
+        let deadline = Instant::now() + self.timing.drain_timeout;
+        loop {
+            let body = client.post_ok(
+                "/v1/automation.deliveries",
+                Some(key),
+                &json!({"status": "pending", "limit": 1}),
+            )?;
+            let pending = body["pagination"]["total"]
+                .as_u64()
+                .context("no pagination.total in automation.deliveries")?;
+            if pending == 0 || Instant::now() > deadline {
+                return Ok(pending);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_scenario_list_keeps_the_baseline() {
+        let options =
+            Options::parse(&args(&["--scenario", "s4,S1", "--engine", "sqlite"])).unwrap();
+        let ids: Vec<&str> = options.scenarios.iter().map(|d| d.id).collect();
+        assert_eq!(ids, ["B0", "S1", "S4"]);
+        assert_eq!(options.engines, ["sqlite"]);
+        assert!(Options::parse(&args(&["--scenario", "S9"])).is_err());
+        assert!(Options::parse(&args(&["--engine", "mysql"])).is_err());
+    }
+
+    #[test]
+    fn two_cores_give_one_to_the_server_and_one_to_wrk() {
+        let layout = Layout::for_cores(2);
+        assert_eq!(layout.server_cores.as_deref(), Some("0"));
+        assert_eq!(layout.load_cores.as_deref(), Some("1"));
+        assert_eq!((layout.workers, layout.load_threads), (1, 1));
+        let one = Layout::for_cores(1);
+        assert!(one.server_cores.is_none() && one.load_cores.is_none());
+    }
+}

@@ -1,0 +1,384 @@
+//! Seeds a fresh database through the API the way real use fills it, then writes the ids the
+//! Lua scripts draw from (one value a line) into the data directory.
+//!
+//! Team A, the one measured: 5 boards, 5,000 subscribers (identified, so each has a token),
+//! 10,000 feedback items created by subscribers, votes and comments skewed toward a few
+//! popular items, one roadmap with 4 stages and 1,000 topics, one busy topic with a long
+//! thread. Teams B and C are small neighbours, so every query must filter by team. Subscribers
+//! 0..4,000 author and vote; 4,000..5,000 never vote here, and are the voters of S4 and S7.
+
+use std::{collections::HashSet, fs, net::SocketAddr, path::Path, process::Command, time::Instant};
+
+use anyhow::{bail, Context as _, Result};
+use serde_json::{json, Value};
+
+use super::http::{parallel, Client};
+
+pub const SUBSCRIBERS: usize = 5_000;
+/// Subscribers who author and vote in the seed; the rest vote only in the scenarios.
+pub const SEED_VOTERS: usize = 4_000;
+pub const FEEDBACK: usize = 10_000;
+pub const BOARDS: usize = 5;
+pub const TOPICS: usize = 1_000;
+const FEEDBACK_COMMENTS: usize = 5_000;
+const TOPIC_COMMENTS: usize = 2_000;
+const BUSY_TOPIC_COMMENTS: usize = 300;
+const TOPIC_VOTES: usize = 3_000;
+const NEIGHBOUR_SUBSCRIBERS: usize = 100;
+const NEIGHBOUR_FEEDBACK: usize = 200;
+/// Shares of the feedback per board, in percent: one main board, a long tail.
+const BOARD_SHARES: [u64; BOARDS] = [40, 25, 15, 12, 8];
+
+/// What the scenarios need from the seed, and what it made.
+pub struct Seeded {
+    pub key: String,
+    pub counts: Vec<(&'static str, usize)>,
+    pub seconds: f64,
+}
+
+pub struct TeamKey {
+    pub subdomain: String,
+    pub key: String,
+}
+
+/// Creates the three teams with the `sounding` command line (teams have no API operation).
+pub fn create_teams(bin: &Path, database_url: &str) -> Result<Vec<TeamKey>> {
+    let migrate = Command::new(bin)
+        .args(["migrate", "--database", database_url])
+        .output()
+        .context("cannot run sounding migrate")?;
+    if !migrate.status.success() {
+        bail!(
+            "sounding migrate failed: {}",
+            String::from_utf8_lossy(&migrate.stderr)
+        );
+    }
+    ["acme", "globex", "initech"]
+        .iter()
+        .map(|subdomain| {
+            let output = Command::new(bin)
+                .args(["team", "create", "--database", database_url])
+                .args(["--name", &format!("Bench {subdomain}")])
+                .args(["--subdomain", subdomain, "--json"])
+                .output()
+                .context("cannot run sounding team create")?;
+            if !output.status.success() {
+                bail!(
+                    "sounding team create failed: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            let created: Value = serde_json::from_slice(&output.stdout)
+                .context("sounding team create --json printed no JSON")?;
+            let key = created["apiKey"]
+                .as_str()
+                .context("no apiKey in sounding team create --json")?;
+            Ok(TeamKey {
+                subdomain: (*subdomain).to_owned(),
+                key: key.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// SplitMix64: a fixed seed gives the same data set every run, without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// An index in 0..n where low indices are much likelier (u³): a few items draw most of
+    /// the attention, as on a real board.
+    fn skewed(&mut self, n: usize) -> usize {
+        ((self.unit().powi(3) * n as f64) as usize).min(n - 1)
+    }
+
+    fn weighted(&mut self, shares: &[u64]) -> usize {
+        let mut roll = self.next() % shares.iter().sum::<u64>();
+        for (i, share) in shares.iter().enumerate() {
+            if roll < *share {
+                return i;
+            }
+            roll -= share;
+        }
+        shares.len() - 1
+    }
+}
+
+fn id(body: &Value) -> Result<String> {
+    body["data"]["id"]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("no data.id in {body}"))
+}
+
+struct Subscriber {
+    email: String,
+    token: String,
+}
+
+fn identify(
+    addr: SocketAddr,
+    workers: usize,
+    key: &str,
+    emails: Vec<String>,
+) -> Result<Vec<Subscriber>> {
+    parallel(addr, workers, &emails, |client, email| {
+        let body = client.post_ok(
+            "/v1/public/subscriber.identify",
+            Some(key),
+            &json!({"email": email, "meta": {"plan": "pro"}}),
+        )?;
+        let token = body["code"].as_str().context("no code in identify")?;
+        Ok(Subscriber {
+            email: email.clone(),
+            token: token.to_owned(),
+        })
+    })
+}
+
+fn create_boards(client: &mut Client, key: &str, count: usize) -> Result<Vec<String>> {
+    (0..count)
+        .map(|i| {
+            let body = client.post_ok(
+                "/v1/feedback-boards.create",
+                Some(key),
+                &json!({"name": format!("Board {}", i + 1)}),
+            )?;
+            id(&body)
+        })
+        .collect()
+}
+
+/// Seeds everything and writes the data files into `data_dir`.
+pub fn seed(
+    addr: SocketAddr,
+    workers: usize,
+    teams: &[TeamKey],
+    data_dir: &Path,
+) -> Result<Seeded> {
+    let started = Instant::now();
+    let mut rng = Rng(0x5EED);
+    let mut client = Client::new(addr);
+    let main = &teams[0];
+    let key = main.key.as_str();
+
+    // Neighbours first, so team A's rows are not all at the start of every table.
+    for team in &teams[1..] {
+        let boards = create_boards(&mut client, &team.key, 1)?;
+        let emails = (0..NEIGHBOUR_SUBSCRIBERS)
+            .map(|i| format!("user{i}@{}.example", team.subdomain))
+            .collect();
+        let subscribers = identify(addr, workers, &team.key, emails)?;
+        let items: Vec<usize> = (0..NEIGHBOUR_FEEDBACK).collect();
+        parallel(addr, workers, &items, |client, i| {
+            client.post_ok(
+                "/v1/public/feedbacks.create",
+                Some(&subscribers[i % subscribers.len()].token),
+                &json!({"boardId": boards[0], "title": format!("Neighbour idea {i}")}),
+            )
+        })?;
+    }
+
+    let boards = create_boards(&mut client, key, BOARDS)?;
+    let emails = (0..SUBSCRIBERS)
+        .map(|i| format!("user{i}@acme.example"))
+        .collect();
+    let subscribers = identify(addr, workers, key, emails)?;
+
+    let items: Vec<(usize, usize)> = (0..FEEDBACK)
+        .map(|i| {
+            let board = rng.weighted(&BOARD_SHARES);
+            (i, board * SEED_VOTERS + rng.skewed(SEED_VOTERS))
+        })
+        .collect();
+    let feedback = parallel(addr, workers, &items, |client, (i, board_author)| {
+        let (board, author) = (board_author / SEED_VOTERS, board_author % SEED_VOTERS);
+        let body = client.post_ok(
+            "/v1/public/feedbacks.create",
+            Some(&subscribers[author].token),
+            &json!({
+                "boardId": boards[board],
+                "title": format!("Idea number {i}: make the export faster"),
+                "text": "It takes too long with many items; a progress bar would help too.",
+            }),
+        )?;
+        id(&body)
+    })?;
+
+    // Popularity: a random order of the items, drawn from with a skew.
+    let mut popular: Vec<usize> = (0..FEEDBACK).collect();
+    for i in (1..popular.len()).rev() {
+        popular.swap(i, rng.below(i + 1));
+    }
+    let mut votes = Vec::new();
+    for voter in 0..SEED_VOTERS {
+        let wanted = 1 + (rng.unit().powi(2) * 14.0) as usize;
+        let mut mine = HashSet::new();
+        while mine.len() < wanted {
+            mine.insert(popular[rng.skewed(FEEDBACK)]);
+        }
+        votes.extend(mine.into_iter().map(|item| (voter, item)));
+    }
+    parallel(addr, workers, &votes, |client, (voter, item)| {
+        client.post_ok(
+            "/v1/public/feedback-votes.create",
+            Some(&subscribers[*voter].token),
+            &json!({"feedbackId": feedback[*item]}),
+        )
+    })?;
+
+    let comments: Vec<(usize, usize)> = (0..FEEDBACK_COMMENTS)
+        .map(|_| (rng.below(SEED_VOTERS), popular[rng.skewed(FEEDBACK)]))
+        .collect();
+    parallel(addr, workers, &comments, |client, (author, item)| {
+        client.post_ok(
+            "/v1/public/feedback-comments.create",
+            Some(&subscribers[*author].token),
+            &json!({"feedbackId": feedback[*item], "text": "We need this too; our team asks every week."}),
+        )
+    })?;
+
+    let roadmap = id(&client.post_ok(
+        "/v1/roadmaps.create",
+        Some(key),
+        &json!({"name": "Product roadmap"}),
+    )?)?;
+    let stages = ["Ideas", "Planned", "In progress", "Done"]
+        .iter()
+        .map(|name| {
+            id(&client.post_ok(
+                "/v1/stages.create",
+                Some(key),
+                &json!({"roadmapId": roadmap, "name": name}),
+            )?)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let topic_items: Vec<(usize, usize)> = (0..TOPICS)
+        .map(|i| {
+            (
+                i,
+                rng.below(stages.len()) * SEED_VOTERS + rng.below(SEED_VOTERS),
+            )
+        })
+        .collect();
+    let topics = parallel(addr, workers, &topic_items, |client, (i, stage_author)| {
+        let (stage, author) = (stage_author / SEED_VOTERS, stage_author % SEED_VOTERS);
+        id(&client.post_ok(
+            "/v1/public/topics.create",
+            Some(&subscribers[author].token),
+            &json!({"roadmapId": roadmap, "stageId": stages[stage], "title": format!("Topic {i}: single sign-on")}),
+        )?)
+    })?;
+
+    // The busy topic: top-level comments first, then replies to them (a third of the thread).
+    let busy = &topics[0];
+    let top_level = BUSY_TOPIC_COMMENTS * 2 / 3;
+    let authors: Vec<usize> = (0..top_level).map(|_| rng.below(SEED_VOTERS)).collect();
+    let parents = parallel(addr, workers, &authors, |client, author| {
+        id(&client.post_ok(
+            "/v1/public/topic-comments.create",
+            Some(&subscribers[*author].token),
+            &json!({"id": busy, "text": "This is the one feature we are waiting for.", "source": "widget"}),
+        )?)
+    })?;
+    let replies: Vec<(usize, usize)> = (top_level..BUSY_TOPIC_COMMENTS)
+        .map(|_| (rng.below(SEED_VOTERS), rng.skewed(parents.len())))
+        .collect();
+    parallel(addr, workers, &replies, |client, (author, parent)| {
+        client.post_ok(
+            "/v1/public/topic-comments.create",
+            Some(&subscribers[*author].token),
+            &json!({"id": busy, "parentId": parents[*parent], "text": "Agreed, and with SCIM please."}),
+        )
+    })?;
+    let topic_comments: Vec<(usize, usize)> = (0..TOPIC_COMMENTS)
+        .map(|_| (rng.below(SEED_VOTERS), 1 + rng.skewed(TOPICS - 1)))
+        .collect();
+    parallel(addr, workers, &topic_comments, |client, (author, topic)| {
+        client.post_ok(
+            "/v1/public/topic-comments.create",
+            Some(&subscribers[*author].token),
+            &json!({"id": topics[*topic], "text": "Any news on this one?"}),
+        )
+    })?;
+    let mut topic_votes = HashSet::new();
+    while topic_votes.len() < TOPIC_VOTES {
+        topic_votes.insert((rng.below(SEED_VOTERS), rng.skewed(TOPICS)));
+    }
+    let topic_votes: Vec<(usize, usize)> = topic_votes.into_iter().collect();
+    parallel(addr, workers, &topic_votes, |client, (voter, topic)| {
+        client.post_ok(
+            "/v1/public/topic-votes.create",
+            Some(&subscribers[*voter].token),
+            &json!({"id": topics[*topic]}),
+        )
+    })?;
+
+    fs::create_dir_all(data_dir)?;
+    let write = |name: &str, lines: &[&str]| -> Result<()> {
+        let path = data_dir.join(name);
+        fs::write(&path, lines.join("\n") + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    };
+    write("key.txt", &[key])?;
+    write(
+        "board_ids.txt",
+        &boards.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    write(
+        "feedback_ids.txt",
+        &feedback.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    write(
+        "emails.txt",
+        &subscribers
+            .iter()
+            .map(|s| s.email.as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    write(
+        "voter_tokens.txt",
+        &subscribers[SEED_VOTERS..]
+            .iter()
+            .map(|s| s.token.as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    write("busy_topic.txt", &[busy.as_str()])?;
+
+    Ok(Seeded {
+        key: key.to_owned(),
+        counts: vec![
+            ("teams", teams.len()),
+            ("boards", BOARDS),
+            ("subscribers", SUBSCRIBERS),
+            ("feedback", FEEDBACK),
+            ("feedback votes", votes.len()),
+            ("feedback comments", FEEDBACK_COMMENTS),
+            ("topics", TOPICS),
+            ("topic comments", TOPIC_COMMENTS + BUSY_TOPIC_COMMENTS),
+            ("busy topic comments", BUSY_TOPIC_COMMENTS),
+            ("topic votes", TOPIC_VOTES),
+            (
+                "neighbour subscribers",
+                NEIGHBOUR_SUBSCRIBERS * (teams.len() - 1),
+            ),
+            ("neighbour feedback", NEIGHBOUR_FEEDBACK * (teams.len() - 1)),
+        ],
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
