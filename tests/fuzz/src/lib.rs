@@ -5,7 +5,7 @@
 //! thread) and kept across inputs, so state left by one input is there for the next, as it
 //! would be on a real server.
 
-use std::{cell::RefCell, rc::Rc, sync::Arc};
+use std::{cell::Cell, rc::Rc, sync::Arc};
 
 use actix_http::Request;
 use actix_service::{boxed::BoxService, ServiceExt as _};
@@ -63,9 +63,12 @@ pub struct World {
     pub ids: Vec<(&'static str, String)>,
 }
 
+// Both live for the whole process and are never dropped: libFuzzer ends with `exit`, and
+// dropping actix's runtime or the service during thread-local teardown touches thread-locals
+// that are already gone.
 thread_local! {
-    static RUNTIME: SystemRunner = System::new();
-    static WORLD: RefCell<Option<Rc<World>>> = const { RefCell::new(None) };
+    static RUNTIME: &'static SystemRunner = Box::leak(Box::new(System::new()));
+    static WORLD: Cell<Option<&'static World>> = const { Cell::new(None) };
 }
 
 /// Runs `f` on the process's actix runtime.
@@ -74,12 +77,12 @@ pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 /// The seeded world, built on first use.
-pub fn world() -> Rc<World> {
-    if let Some(world) = WORLD.with(|w| w.borrow().clone()) {
+pub fn world() -> &'static World {
+    if let Some(world) = WORLD.with(Cell::get) {
         return world;
     }
-    let world = Rc::new(block_on(build_world()));
-    WORLD.with(|w| *w.borrow_mut() = Some(world.clone()));
+    let world: &'static World = Box::leak(Box::new(block_on(build_world())));
+    WORLD.with(|w| w.set(Some(world)));
     world
 }
 
@@ -194,7 +197,7 @@ async fn build_world() -> World {
             .await
             .map(ServiceResponse::map_into_boxed_body),
     );
-    let service = std::rc::Rc::new(service);
+    let service = Rc::new(service);
     let key = created.secret.expose().to_owned();
     let seed_as = |bearer: &str, op: &str, body: Value| {
         let service = service.clone();
@@ -266,7 +269,7 @@ async fn build_world() -> World {
         .clone();
 
     World {
-        service: std::rc::Rc::into_inner(service).expect("seeding is over"),
+        service: Rc::into_inner(service).expect("seeding is over"),
         state,
         owner_key: key,
         token,
