@@ -2,6 +2,7 @@
 //! run the same on every machine and in CI. See `usage` for the tasks.
 
 mod ci;
+mod contract;
 mod deps;
 mod openapi;
 mod pg;
@@ -14,11 +15,14 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  test [ARGS...]       build, start a throwaway PostgreSQL, run `cargo test --workspace [ARGS...]`
+  test [ARGS...]       build, start a throwaway PostgreSQL, run `cargo test --workspace [ARGS...]`,
+                       then `contract`
                        (e.g. `cargo xtask test -- --nocapture`)
   check-deps           fail if sounding-domain or sounding-app depend on actix, diesel,
                        reqwest or tokio
   openapi [--check]    write docs/openapi.json; with --check, fail if it is out of date
+  contract             fuzz the release binary with schemathesis against docs/openapi.json
+                       (team key and subscriber token; needs python3-venv)
   ci                   everything CI runs: fmt, clippy, check-deps, openapi --check, test";
 
 fn main() -> ExitCode {
@@ -28,6 +32,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(rest),
         Some("check-deps") => deps::run(),
         Some("openapi") => openapi::run(rest),
+        Some("contract") => contract::run(),
         Some("ci") => ci::run(),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");

@@ -170,11 +170,14 @@ pub struct DeliveryListParams {
     #[schema(value_type = Option<String>, format = Uuid)]
     pub id: Option<String>,
     /// `pending`, `delivered` or `failed`.
+    #[schema(pattern = r"^(pending|delivered|failed)$")]
     pub status: Option<String>,
     /// 1..=100, default 20.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 
