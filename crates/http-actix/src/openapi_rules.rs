@@ -9,6 +9,9 @@ use serde_json::{json, Value};
 pub const UUID_PATTERN: &str =
     r"^\s*[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\s*$";
 
+/// `FeedbackStatus::parse`.
+const FEEDBACK_STATUS_PATTERN: &str = "^(in_review|in_progress|planned|completed|closed)$";
+
 /// How a parameter schema takes its subject from one of two fields.
 enum Choice {
     /// Either field names it; with both, the first wins.
@@ -46,6 +49,47 @@ pub fn apply(doc: &mut Value) {
             if let Some(schema) = schemas.get_mut(*name) {
                 one_of_two(schema, first, second, choice);
             }
+        }
+        // `feedback-comments.create`: `give subscriberId or email, not both`.
+        if let Some(comment) = schemas.get_mut("TeamCommentParams") {
+            at_most_one(comment, "subscriberId", "email");
+        }
+        // Feedback lists take statuses by name.
+        if let Some(statuses) = schemas
+            .get_mut("FeedbackListParams")
+            .and_then(|s| s.pointer_mut("/properties/status/items"))
+        {
+            statuses["pattern"] = json!(FEEDBACK_STATUS_PATTERN);
+        }
+        // `feedbacks.update` replaces the tags with these ids.
+        if let Some(tags) = schemas
+            .get_mut("UpdateFeedbackParams")
+            .and_then(|s| s.pointer_mut("/properties/tagIds/items"))
+        {
+            *tags = json!({"type": "string", "format": "uuid", "pattern": UUID_PATTERN});
+        }
+        // `automation.unsubscribe`: by `id` (then nothing else is looked at), or by `target_url`
+        // with `event`.
+        if let Some(Value::Object(unsubscribe)) = schemas.get_mut("UnsubscribeParams") {
+            let event = unsubscribe
+                .get_mut("properties")
+                .and_then(|p| p.get_mut("event"))
+                .and_then(Value::as_object_mut)
+                .and_then(|event| event.remove("pattern"))
+                .unwrap_or(Value::Null);
+            unsubscribe.insert(
+                "anyOf".to_owned(),
+                json!([
+                    {"required": ["id"], "properties": {"id": {"type": "string", "pattern": UUID_PATTERN}}},
+                    {
+                        "required": ["target_url", "event"],
+                        "properties": {
+                            "target_url": {"type": "string"},
+                            "event": {"type": "string", "pattern": event},
+                        },
+                    },
+                ]),
+            );
         }
         // `notifications.markRead` takes a list of at most 100 ids or `all: true`, not both.
         if let Some(Value::Object(mark_read)) = schemas.get_mut("MarkReadParams") {
@@ -93,14 +137,45 @@ fn one_of_two(schema: &mut Value, first: &str, second: &str, choice: &Choice) {
             map.remove("required");
         }
     }
-    // `null` counts as absent in the handlers, so each branch wants a string.
-    let branch =
-        |field: &str| json!({"required": [field], "properties": {field: {"type": "string"}}});
+    // `null` counts as absent in the handlers, so a branch wants a string, with the field's
+    // own syntax; at the top level either may be null.
+    let mut branches = Vec::new();
+    for field in [first, second] {
+        let Some(property) = map
+            .get_mut("properties")
+            .and_then(|p| p.get_mut(field))
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        let mut own = property.clone();
+        own.insert("type".to_owned(), json!("string"));
+        property.insert("type".to_owned(), json!(["string", "null"]));
+        if matches!(choice, Choice::Either) && field == second {
+            // With both given the first wins and the second is not looked at.
+            property.remove("format");
+            property.remove("pattern");
+        }
+        branches.push(json!({"required": [field], "properties": {field: own}}));
+    }
     let key = match choice {
         Choice::Either => "anyOf",
         Choice::ExactlyOne => "oneOf",
     };
-    map.insert(key.to_owned(), json!([branch(first), branch(second)]));
+    map.insert(key.to_owned(), Value::Array(branches));
+}
+
+/// `not: {both given}` for two fields of which at most one may be given (null is absent).
+fn at_most_one(schema: &mut Value, first: &str, second: &str) {
+    if let Some(map) = schema.as_object_mut() {
+        map.insert(
+            "not".to_owned(),
+            json!({
+                "required": [first, second],
+                "properties": {first: {"type": "string"}, second: {"type": "string"}},
+            }),
+        );
+    }
 }
 
 /// An empty body stands for `{}` (decisions §1), so a body is optional exactly when `{}` is a

@@ -79,12 +79,12 @@ pub struct WebhookListResponse {
 pub struct SubscribeParams {
     /// https (and a public address) unless the operator allows private targets.
     #[serde(alias = "targetUrl")]
-    #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding")]
+    #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding", max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@]+([/?#]\S*)?\s*$")]
     pub target_url: Option<String>,
     /// `new_feedback`, `new_feedback_vote`, `feedback_status_change`, `feedbacks.create`,
     /// `feedbacks.update`, `feedbacks.delete`, `feedback-comments.create`, `topics.create`,
     /// `topics.update`, `topic-comments.create` or `topic-votes.create`.
-    #[schema(required = true, value_type = String, example = "new_feedback")]
+    #[schema(required = true, value_type = String, example = "new_feedback", pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|topics\.create|topics\.update|topic-comments\.create|topic-votes\.create)$")]
     pub event: Option<String>,
 }
 
@@ -95,6 +95,9 @@ pub struct UnsubscribeParams {
     pub id: Option<String>,
     #[serde(alias = "targetUrl")]
     pub target_url: Option<String>,
+    #[schema(
+        pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|topics\.create|topics\.update|topic-comments\.create|topic-votes\.create)$"
+    )]
     pub event: Option<String>,
 }
 

@@ -122,6 +122,7 @@ pub struct CreateBoardParams {
     pub description: Option<String>,
     /// 0..=1000000; after the last board when not given.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub order: Option<i64>,
     #[schema(value_type = Option<BoardMetaParams>)]
     pub meta: Option<Value>,
@@ -153,6 +154,7 @@ pub struct UpdateBoardParams {
     #[schema(max_length = 50000)]
     pub description: Option<String>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub order: Option<i64>,
     #[schema(value_type = Option<BoardMetaParams>)]
     pub meta: Option<Value>,

@@ -111,7 +111,11 @@ pub struct CreateFeedbackParams {
     pub meta: Option<Value>,
     /// The subscriber the item is created for (found or created, source `api`); the key's
     /// user when absent.
-    #[schema(max_length = 254, example = "jane@example.com")]
+    #[schema(
+        max_length = 254,
+        example = "jane@example.com",
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
     pub creator_email: Option<String>,
     /// The name of a subscriber created for `creatorEmail`; at most 255 characters.
     #[schema(max_length = 255)]
@@ -475,6 +479,10 @@ pub struct TeamCommentParams {
     #[schema(value_type = Option<String>, format = Uuid)]
     pub subscriber_id: Option<String>,
     /// The author's e-mail (a subscriber is created for it when new, source `api`).
+    #[schema(
+        max_length = 254,
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
     pub email: Option<String>,
     /// The name of a subscriber created for `email`.
     pub name: Option<String>,

@@ -415,6 +415,10 @@ pub struct CreateTopicParams {
     /// Anonymous creation (API key) only: the visitor's name (random when absent).
     pub name: Option<String>,
     /// Anonymous creation only: the visitor's e-mail (the subscriber is found or created).
+    #[schema(
+        max_length = 254,
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
     pub email: Option<String>,
 }
 
