@@ -414,11 +414,9 @@ pub struct CreateTopicParams {
     pub meta: Option<Value>,
     /// Anonymous creation (API key) only: the visitor's name (random when absent).
     pub name: Option<String>,
-    /// Anonymous creation only: the visitor's e-mail (the subscriber is found or created).
-    #[schema(
-        max_length = 254,
-        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
-    )]
+    /// Anonymous creation only: the visitor's e-mail (the subscriber is found or created),
+    /// at most 254 characters. A subscriber's own token ignores it, so the schema cannot
+    /// constrain it.
     pub email: Option<String>,
 }
 

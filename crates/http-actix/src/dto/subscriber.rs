@@ -68,6 +68,8 @@ pub struct IdentifyParams {
     /// Merged key by key into the stored meta; a null value removes a key.
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
+    /// An http(s) URL of at most 2,048 characters; blank means none.
+    #[schema(max_length = 2048, pattern = r"^\s*([Hh][Tt][Tt][Pp][Ss]?://\S*\s*)?$")]
     pub avatar_url: Option<String>,
     /// `widget` or `api` (default `api`).
     #[schema(pattern = r"^(widget|api)$")]
