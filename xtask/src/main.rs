@@ -3,6 +3,7 @@
 
 mod bench;
 mod ci;
+mod contract;
 mod deps;
 mod openapi;
 mod pg;
@@ -15,11 +16,14 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  test [ARGS...]       build, start a throwaway PostgreSQL, run `cargo test --workspace [ARGS...]`
+  test [ARGS...]       build, start a throwaway PostgreSQL, run `cargo test --workspace [ARGS...]`,
+                       then `contract`
                        (e.g. `cargo xtask test -- --nocapture`)
   check-deps           fail if sounding-domain or sounding-app depend on actix, diesel,
                        reqwest or tokio
   openapi [--check]    write docs/openapi.json; with --check, fail if it is out of date
+  contract             fuzz the release binary with schemathesis against docs/openapi.json
+                       (team key and subscriber token; needs python3-venv)
   bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...] [--no-docs]
                        build release binaries, seed, load-test with wrk; writes
                        docs/benchmarks.md and target/bench/results.json
@@ -32,6 +36,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(rest),
         Some("check-deps") => deps::run(),
         Some("openapi") => openapi::run(rest),
+        Some("contract") => contract::run(),
         Some("ci") => ci::run(),
         Some("bench") => bench::run(rest),
         None | Some("help" | "-h" | "--help") => {

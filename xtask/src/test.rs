@@ -15,6 +15,7 @@ use std::{
 use anyhow::{bail, Context as _, Result};
 
 use crate::{
+    contract,
     pg::{self, Cluster},
     util,
 };
@@ -98,6 +99,11 @@ pub fn run(args: &[String]) -> Result<u8> {
     let code = run_until_done(&mut cmd, &interrupted);
     // Stops the cluster and removes its data, also when the tests failed or were interrupted.
     drop(cluster);
+    // Contract fuzzing only after the tests pass: a failing test explains more than a fuzz case.
+    let code = match code {
+        Ok(0) if !interrupted.load(Ordering::SeqCst) => contract::run_with(&interrupted),
+        other => other,
+    };
     if skipped {
         // Again at the end, where a reader of the log looks first.
         util::banner(SKIPPED);
@@ -136,7 +142,7 @@ fn cargo_test(args: &[String]) -> Command {
 }
 
 /// Runs the tests; after ctrl-c (or SIGTERM to us) gives them a moment, then kills them.
-fn run_until_done(cmd: &mut Command, interrupted: &AtomicBool) -> Result<u8> {
+pub(crate) fn run_until_done(cmd: &mut Command, interrupted: &AtomicBool) -> Result<u8> {
     println!("$ {}", util::show(cmd));
     let mut child = cmd
         .spawn()
@@ -160,7 +166,7 @@ fn run_until_done(cmd: &mut Command, interrupted: &AtomicBool) -> Result<u8> {
     }
 }
 
-fn is_ci() -> bool {
+pub(crate) fn is_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }
 

@@ -12,6 +12,7 @@ mod auth;
 mod dto;
 mod error;
 mod openapi;
+mod openapi_rules;
 mod params;
 mod rate_limit;
 mod routes;

@@ -178,8 +178,9 @@ pub fn openapi_document() -> Document {
 
 /// The document as pretty JSON with sorted keys and a trailing newline.
 pub fn openapi_json() -> String {
-    let value = serde_json::to_value(openapi_document())
+    let mut value = serde_json::to_value(openapi_document())
         .expect("the OpenAPI document is plain data and always serializes");
+    crate::openapi_rules::apply(&mut value);
     let mut text =
         serde_json::to_string_pretty(&sorted(value)).expect("a JSON value always serializes");
     text.push('\n');

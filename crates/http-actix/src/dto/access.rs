@@ -26,13 +26,18 @@ pub struct ListSubscribersParams {
     pub search: Option<String>,
     /// `createdAt` (default, newest first), `lastUpdated` (newest first), `name` (A–Z),
     /// `email` (A–Z), `mmr` (highest first, none last).
-    #[schema(example = "createdAt")]
+    #[schema(
+        example = "createdAt",
+        pattern = r"^(createdAt|lastUpdated|name|email|mmr)$"
+    )]
     pub sort_by: Option<String>,
     /// 1..=100, default 20; larger values are clamped to 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     /// 0 or more, default 0.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -60,6 +65,7 @@ pub struct UpdateSubscriberParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
     /// Not empty when given.
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
     /// Merged key by key into the stored meta; a null value removes a key.
     #[schema(value_type = Option<Object>)]
@@ -122,15 +128,28 @@ pub struct UserListResponse {
     pub data: Vec<UserDto>,
 }
 
+/// A team role, as parameters name it (documentation only: the field stays a string so an
+/// unknown role is a 400 naming it, from `Role::parse`).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "lowercase")]
+pub enum RoleName {
+    Owner,
+    Admin,
+    Member,
+}
+
 /// `users.create`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct CreateUserParams {
-    #[schema(required = true, value_type = String, example = "jane@example.com")]
+    /// At most 254 characters.
+    #[schema(required = true, value_type = String, max_length = 254, example = "jane@example.com", pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$")]
     pub email: Option<String>,
-    #[schema(required = true, value_type = String)]
+    /// 1..=255 characters after trimming.
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
     /// `owner` (owners only), `admin` or `member`.
-    #[schema(required = true, value_type = String, example = "member")]
+    #[schema(required = true, value_type = RoleName, example = "member")]
     pub role: Option<String>,
 }
 
@@ -150,7 +169,7 @@ pub struct UpdateUserParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
     /// `owner`, `admin` or `member`.
-    #[schema(required = true, value_type = String, example = "admin")]
+    #[schema(required = true, value_type = RoleName, example = "admin")]
     pub role: Option<String>,
 }
 
@@ -240,10 +259,12 @@ impl CreatedApiKeyResponse {
 #[serde(rename_all = "camelCase")]
 pub struct CreateApiKeyParams {
     /// `owner`, `admin` or `member`; default and maximum: the calling key's effective role.
+    #[schema(value_type = Option<RoleName>)]
     pub role: Option<String>,
     /// Default false.
     #[serde(default, deserialize_with = "lenient::opt_bool")]
     pub read_only: Option<bool>,
+    #[schema(max_length = 255)]
     pub name: Option<String>,
 }
 

@@ -79,12 +79,12 @@ pub struct WebhookListResponse {
 pub struct SubscribeParams {
     /// https (and a public address) unless the operator allows private targets.
     #[serde(alias = "targetUrl")]
-    #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding")]
+    #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding", max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@]+([/?#]\S*)?\s*$")]
     pub target_url: Option<String>,
     /// `new_feedback`, `new_feedback_vote`, `feedback_status_change`, `feedbacks.create`,
     /// `feedbacks.update`, `feedbacks.delete`, `feedback-comments.create`, `topics.create`,
     /// `topics.update`, `topic-comments.create` or `topic-votes.create`.
-    #[schema(required = true, value_type = String, example = "new_feedback")]
+    #[schema(required = true, value_type = String, example = "new_feedback", pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|topics\.create|topics\.update|topic-comments\.create|topic-votes\.create)$")]
     pub event: Option<String>,
 }
 
@@ -95,6 +95,9 @@ pub struct UnsubscribeParams {
     pub id: Option<String>,
     #[serde(alias = "targetUrl")]
     pub target_url: Option<String>,
+    #[schema(
+        pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|topics\.create|topics\.update|topic-comments\.create|topic-votes\.create)$"
+    )]
     pub event: Option<String>,
 }
 
@@ -170,11 +173,14 @@ pub struct DeliveryListParams {
     #[schema(value_type = Option<String>, format = Uuid)]
     pub id: Option<String>,
     /// `pending`, `delivered` or `failed`.
+    #[schema(pattern = r"^(pending|delivered|failed)$")]
     pub status: Option<String>,
     /// 1..=100, default 20.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 

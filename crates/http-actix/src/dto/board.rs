@@ -104,6 +104,7 @@ pub struct BoardMetaParams {
     pub allow_public_submissions: Option<bool>,
     pub require_moderation: Option<bool>,
     /// `#RRGGBB`; null clears it.
+    #[schema(pattern = r"^#[0-9A-Fa-f]{6}$")]
     pub color: Option<String>,
 }
 
@@ -112,13 +113,16 @@ pub struct BoardMetaParams {
 #[serde(rename_all = "camelCase")]
 pub struct CreateBoardParams {
     /// At most 255 characters.
-    #[schema(required = true, value_type = String, example = "Feature requests")]
+    #[schema(required = true, value_type = String, example = "Feature requests", min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
     /// Derived from the name (and made unique) when not given.
+    #[schema(max_length = 100, pattern = r"^\s*[a-z0-9]+(-[a-z0-9]+)*\s*$")]
     pub slug: Option<String>,
+    #[schema(max_length = 50000)]
     pub description: Option<String>,
     /// 0..=1000000; after the last board when not given.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub order: Option<i64>,
     #[schema(value_type = Option<BoardMetaParams>)]
     pub meta: Option<Value>,
@@ -143,10 +147,14 @@ pub struct UpdateBoardParams {
     /// The board's id.
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(max_length = 100, pattern = r"^\s*[a-z0-9]+(-[a-z0-9]+)*\s*$")]
     pub slug: Option<String>,
+    #[schema(max_length = 50000)]
     pub description: Option<String>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0, maximum = 1000000)]
     pub order: Option<i64>,
     #[schema(value_type = Option<BoardMetaParams>)]
     pub meta: Option<Value>,
@@ -180,8 +188,10 @@ pub struct BoardIdParams {
 pub struct ListParams {
     /// 1..=100, default 100; larger values are clamped to 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     /// 0 or more, default 0.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }

@@ -110,9 +110,10 @@ impl DocumentListResponse {
 #[serde(rename_all = "camelCase")]
 pub struct CreateDocumentParams {
     /// At most 255 characters.
-    #[schema(required = true, value_type = String, example = "Getting started")]
+    #[schema(required = true, value_type = String, example = "Getting started", min_length = 1, max_length = 255, pattern = r"\S")]
     pub title: Option<String>,
     /// At most 50,000 characters; empty when not given.
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// Publish at once; default false (a draft).
     #[serde(default, deserialize_with = "lenient::opt_bool")]
@@ -135,8 +136,10 @@ pub struct UpdateDocumentParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
     /// At most 255 characters, not blank; the url follows it.
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub title: Option<String>,
     /// At most 50,000 characters.
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
 }
 
@@ -169,8 +172,10 @@ pub struct DocumentListParams {
     pub published: Option<bool>,
     /// 1..=100, default 20; larger values are clamped to 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -191,15 +196,20 @@ pub struct PublicDocumentListParams {
     /// Case-insensitive substring of the title or text.
     pub search: Option<String>,
     /// `publishedAt` (default), `createdAt`, `updatedAt` or `title`.
-    #[schema(example = "publishedAt")]
+    #[schema(
+        example = "publishedAt",
+        pattern = r"^(publishedAt|createdAt|updatedAt|title)$"
+    )]
     pub sort: Option<String>,
     /// `DESC` (default) or `ASC`.
-    #[schema(example = "DESC")]
+    #[schema(example = "DESC", pattern = r"^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$")]
     pub direction: Option<String>,
     /// 1..=100, default 10; larger values are clamped to 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -222,7 +232,7 @@ pub struct DocumentReactionParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub document_id: Option<String>,
     /// 1..=32 characters, none of them whitespace or control characters.
-    #[schema(required = true, value_type = String, example = "👍")]
+    #[schema(required = true, value_type = String, example = "👍", min_length = 1, max_length = 32, pattern = r"^[^\s\x00-\x1f\x7f-\x9f]+$")]
     pub emoji: Option<String>,
 }
 

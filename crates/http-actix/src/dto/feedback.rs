@@ -86,30 +86,39 @@ impl FeedbackDoneResponse {
 #[serde(rename_all = "camelCase")]
 pub struct CreateFeedbackParams {
     /// 1..=255 characters after trimming.
-    #[schema(required = true, value_type = String, example = "Dark mode")]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S", example = "Dark mode")]
     pub title: Option<String>,
     /// Plain text, at most 50,000 characters.
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// Default `in_review`.
-    #[schema(example = "planned")]
+    #[schema(
+        example = "planned",
+        pattern = r"^(in_review|in_progress|planned|completed|closed)$"
+    )]
     pub status: Option<String>,
     /// Default `medium`.
-    #[schema(example = "high")]
+    #[schema(example = "high", pattern = r"^(low|medium|high|urgent)$")]
     pub priority: Option<String>,
     /// A board of the team; none when absent.
     #[schema(value_type = Option<String>, format = Uuid)]
     pub board_id: Option<String>,
     /// A custom feedback type, at most 50 characters.
     #[serde(rename = "type")]
-    #[schema(example = "idea")]
+    #[schema(max_length = 50, example = "idea")]
     pub kind: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
     /// The subscriber the item is created for (found or created, source `api`); the key's
     /// user when absent.
-    #[schema(example = "jane@example.com")]
+    #[schema(
+        max_length = 254,
+        example = "jane@example.com",
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
     pub creator_email: Option<String>,
-    /// The name of a subscriber created for `creatorEmail`.
+    /// The name of a subscriber created for `creatorEmail`; at most 255 characters.
+    #[schema(max_length = 255)]
     pub creator_name: Option<String>,
 }
 
@@ -134,14 +143,17 @@ impl From<CreateFeedbackParams> for NewFeedbackInput {
 #[serde(rename_all = "camelCase")]
 pub struct PublicCreateFeedbackParams {
     /// 1..=255 characters after trimming.
-    #[schema(required = true, value_type = String, example = "Dark mode")]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S", example = "Dark mode")]
     pub title: Option<String>,
+    /// At most 50,000 characters.
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// A public board of the caller's team that accepts submissions; none when absent.
     #[schema(value_type = Option<String>, format = Uuid)]
     pub board_id: Option<String>,
     /// A custom feedback type, at most 50 characters.
     #[serde(rename = "type")]
+    #[schema(max_length = 50)]
     pub kind: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
@@ -168,15 +180,23 @@ pub struct UpdateFeedbackParams {
     pub id: Option<String>,
     #[schema(value_type = Option<String>, format = Uuid)]
     pub feedback_id: Option<String>,
+    /// 1..=255 characters after trimming.
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub title: Option<String>,
+    /// At most 50,000 characters.
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// A change announces itself with `feedback_status_change`.
+    #[schema(pattern = r"^(in_review|in_progress|planned|completed|closed)$")]
     pub status: Option<String>,
+    #[schema(pattern = r"^(low|medium|high|urgent)$")]
     pub priority: Option<String>,
     /// Moves the item to another board of the team.
     #[schema(value_type = Option<String>, format = Uuid)]
     pub board_id: Option<String>,
+    /// A custom feedback type, at most 50 characters.
     #[serde(rename = "type")]
+    #[schema(max_length = 50)]
     pub kind: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
@@ -208,12 +228,18 @@ impl From<UpdateFeedbackParams> for FeedbackChanges {
 pub struct PublicUpdateFeedbackParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub feedback_id: Option<String>,
+    /// 1..=255 characters after trimming.
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub title: Option<String>,
+    /// At most 50,000 characters.
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// Moves the item to another public board that accepts submissions.
     #[schema(value_type = Option<String>, format = Uuid)]
     pub board_id: Option<String>,
+    /// A custom feedback type, at most 50 characters.
     #[serde(rename = "type")]
+    #[schema(max_length = 50)]
     pub kind: Option<String>,
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
@@ -302,7 +328,7 @@ impl From<PublicFeedbackInfoParams> for FeedbackLookup {
 pub struct FeedbackListParams {
     /// `newest` (default: newest first), `top` (most votes first) or `trending` (most votes
     /// and comments in the last 7 days first).
-    #[schema(example = "top")]
+    #[schema(example = "top", pattern = r"^(newest|top|trending)$")]
     pub sort_by: Option<String>,
     /// One status, a list, or a comma-separated string; every status when absent.
     #[serde(default, deserialize_with = "lenient::opt_string_list")]
@@ -317,8 +343,10 @@ pub struct FeedbackListParams {
     pub search: Option<String>,
     /// 1..=100, default 20; larger values are clamped to 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
     /// Team list only: include archived items.
     #[serde(default, deserialize_with = "lenient::opt_bool")]
@@ -422,7 +450,7 @@ pub struct PublicCommentParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub feedback_id: Option<String>,
     /// 1..=10,000 characters after trimming.
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 10000, pattern = r"\S")]
     pub text: Option<String>,
     /// Visible to team members only; only team members may post one. Default false.
     #[serde(default, deserialize_with = "lenient::opt_bool")]
@@ -445,18 +473,22 @@ impl From<PublicCommentParams> for PublicCommentInput {
 pub struct TeamCommentParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub feedback_id: Option<String>,
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 10000, pattern = r"\S")]
     pub text: Option<String>,
     /// The author; or give `email` instead; the key's user when neither is given.
     #[schema(value_type = Option<String>, format = Uuid)]
     pub subscriber_id: Option<String>,
     /// The author's e-mail (a subscriber is created for it when new, source `api`).
+    #[schema(
+        max_length = 254,
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
     pub email: Option<String>,
     /// The name of a subscriber created for `email`.
     pub name: Option<String>,
     /// `public` (default) or `private`.
     #[serde(rename = "type")]
-    #[schema(example = "private")]
+    #[schema(example = "private", pattern = r"^(public|private)$")]
     pub kind: Option<String>,
     /// The same as `type: private` when `type` is absent.
     #[serde(default, deserialize_with = "lenient::opt_bool")]
@@ -485,12 +517,16 @@ pub struct CommentListParams {
     pub feedback_id: Option<String>,
     /// 1..=100, default 20.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
     /// `createdAt` (default) or `updatedAt`.
+    #[schema(pattern = r"^(createdAt|updatedAt)$")]
     pub sort: Option<String>,
     /// `ASC` (default, oldest first) or `DESC`.
+    #[schema(pattern = r"^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$")]
     pub direction: Option<String>,
 }
 

@@ -83,8 +83,10 @@ pub struct NotificationListParams {
     pub unread_only: Option<bool>,
     /// 1..=100, default 20; larger values are clamped to 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -156,7 +158,10 @@ pub struct MarkReadResponse {
 pub struct ExportParams {
     #[schema(format = Uuid)]
     pub board_id: Option<String>,
-    #[schema(example = "planned")]
+    #[schema(
+        example = "planned",
+        pattern = r"^(in_review|in_progress|planned|completed|closed)$"
+    )]
     pub status: Option<String>,
 }
 

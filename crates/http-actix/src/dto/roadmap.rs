@@ -66,21 +66,44 @@ pub struct RoadmapListResponse {
     pub pagination: Pagination,
 }
 
-/// `roadmaps.create` and `roadmaps.update` (which also takes `id`).
+/// `roadmaps.create`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RoadmapParams {
-    /// `update` only: the roadmap.
-    #[schema(value_type = Option<String>, format = Uuid)]
-    pub id: Option<String>,
-    /// Required on create; 1..=255 characters.
-    #[schema(example = "Public roadmap")]
+pub struct CreateRoadmapParams {
+    /// 1..=255 characters after trimming.
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S", example = "Public roadmap")]
     pub name: Option<String>,
+    /// At most 50,000 characters.
+    #[schema(max_length = 50000)]
     pub description: Option<String>,
 }
 
-impl From<RoadmapParams> for RoadmapInput {
-    fn from(p: RoadmapParams) -> Self {
+impl From<CreateRoadmapParams> for RoadmapInput {
+    fn from(p: CreateRoadmapParams) -> Self {
+        Self {
+            id: None,
+            name: p.name,
+            description: p.description,
+        }
+    }
+}
+
+/// `roadmaps.update`: only the fields given change.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateRoadmapParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    /// 1..=255 characters after trimming.
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
+    pub name: Option<String>,
+    /// At most 50,000 characters.
+    #[schema(max_length = 50000)]
+    pub description: Option<String>,
+}
+
+impl From<UpdateRoadmapParams> for RoadmapInput {
+    fn from(p: UpdateRoadmapParams) -> Self {
         Self {
             id: p.id,
             name: p.name,
@@ -111,8 +134,10 @@ pub struct IdParams {
 pub struct PageParams {
     /// 1..=100, default 100.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -200,32 +225,61 @@ pub struct StageMetaParams {
     pub is_private: Option<bool>,
     pub disable_moderation: Option<bool>,
     /// `#RRGGBB`; null clears it.
+    #[schema(pattern = r"^#[0-9A-Fa-f]{6}$")]
     pub color: Option<String>,
 }
 
-/// `stages.create` (`roadmapId` and `name` required) and `stages.update` (`id` required).
+/// `stages.create`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct StageParams {
-    /// `update` only.
-    #[schema(value_type = Option<String>, format = Uuid)]
-    pub id: Option<String>,
-    /// `create` only.
-    #[schema(value_type = Option<String>, format = Uuid)]
+pub struct CreateStageParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
     pub roadmap_id: Option<String>,
+    /// 1..=255 characters after trimming.
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
-    /// 1 or more: the position; the others move to keep 1, 2, 3… Last when not given on create.
+    /// 1 or more: the position; the others move to keep 1, 2, 3… Last when not given.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub order: Option<i64>,
     #[schema(value_type = Option<StageMetaParams>)]
     pub meta: Option<Value>,
 }
 
-impl From<StageParams> for StageInput {
-    fn from(p: StageParams) -> Self {
+impl From<CreateStageParams> for StageInput {
+    fn from(p: CreateStageParams) -> Self {
+        Self {
+            id: None,
+            roadmap_id: p.roadmap_id,
+            name: p.name,
+            order: p.order,
+            meta: p.meta,
+        }
+    }
+}
+
+/// `stages.update`: only the fields given change.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateStageParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    /// 1..=255 characters after trimming.
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
+    pub name: Option<String>,
+    /// 1 or more: the new position; the others move to keep 1, 2, 3…
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
+    pub order: Option<i64>,
+    #[schema(value_type = Option<StageMetaParams>)]
+    pub meta: Option<Value>,
+}
+
+impl From<UpdateStageParams> for StageInput {
+    fn from(p: UpdateStageParams) -> Self {
         Self {
             id: p.id,
-            roadmap_id: p.roadmap_id,
+            roadmap_id: None,
             name: p.name,
             order: p.order,
             meta: p.meta,
@@ -252,12 +306,16 @@ pub struct StageInfoParams {
     pub stage_id: Option<String>,
     /// 1..=100, default 50.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
     /// `createdAt` (default), `updatedAt`, `title` or `voteCount`.
+    #[schema(pattern = r"^(createdAt|updatedAt|title|voteCount)$")]
     pub sort: Option<String>,
     /// `DESC` (default) or `ASC`.
+    #[schema(pattern = r"^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$")]
     pub direction: Option<String>,
 }
 
@@ -339,7 +397,7 @@ pub struct TopicInfoResponse {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTopicParams {
-    #[schema(required = true, value_type = String, example = "Dark mode")]
+    #[schema(required = true, value_type = String, example = "Dark mode", min_length = 1, max_length = 255, pattern = r"\S")]
     pub title: Option<String>,
     #[schema(required = true, value_type = String, format = Uuid)]
     pub roadmap_id: Option<String>,
@@ -347,14 +405,18 @@ pub struct CreateTopicParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub stage_id: Option<String>,
     /// Defaults to the title.
+    #[schema(max_length = 50000)]
     pub description: Option<String>,
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// Only `ctaTitle`, `ctaLink`, `ctaImage`, `description`, `feedback`, `projectId` are kept.
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
     /// Anonymous creation (API key) only: the visitor's name (random when absent).
     pub name: Option<String>,
-    /// Anonymous creation only: the visitor's e-mail (the subscriber is found or created).
+    /// Anonymous creation only: the visitor's e-mail (the subscriber is found or created),
+    /// at most 254 characters. A subscriber's own token ignores it, so the schema cannot
+    /// constrain it.
     pub email: Option<String>,
 }
 
@@ -379,8 +441,11 @@ impl From<CreateTopicParams> for NewTopicInput {
 pub struct UpdateTopicParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub title: Option<String>,
+    #[schema(max_length = 50000)]
     pub description: Option<String>,
+    #[schema(max_length = 50000)]
     pub text: Option<String>,
     /// Moves the topic to this stage.
     #[schema(value_type = Option<String>, format = Uuid)]
@@ -417,12 +482,16 @@ pub struct TopicListParams {
     pub stage_id: Option<String>,
     /// 1..=100, default 50.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
     /// `createdAt` (default), `updatedAt`, `title` or `voteCount`.
+    #[schema(pattern = r"^(createdAt|updatedAt|title|voteCount)$")]
     pub sort: Option<String>,
     /// `DESC` (default) or `ASC`.
+    #[schema(pattern = r"^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$")]
     pub direction: Option<String>,
 }
 
@@ -446,6 +515,13 @@ pub struct TopicIdParams {
     pub id: Option<String>,
 }
 
+/// `{id}` of the topic operations that take its UUID only (votes, subscriptions, deletion).
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct TopicUuidParams {
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+}
+
 /// `{success: true, topicId}`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -463,12 +539,13 @@ pub struct CreateTopicCommentParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
     /// 1..=10,000 characters after trimming.
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 10000, pattern = r"\S")]
     pub text: Option<String>,
     /// A comment of the same topic to answer; top-level when absent.
     #[schema(value_type = Option<String>, format = Uuid)]
     pub parent_id: Option<String>,
     /// `widget`, `api` (default) or `email`.
+    #[schema(pattern = r"^(widget|api|email)$")]
     pub source: Option<String>,
 }
 
@@ -490,13 +567,17 @@ pub struct TopicCommentListParams {
     #[schema(value_type = Option<String>, format = Uuid)]
     pub id: Option<String>,
     /// `createdAt` (default) or `updatedAt`.
+    #[schema(pattern = r"^(createdAt|updatedAt)$")]
     pub sort: Option<String>,
     /// `DESC` (default) or `ASC`.
+    #[schema(pattern = r"^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$")]
     pub direction: Option<String>,
     /// Top-level comments per page, 1..=100, default 50.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 1)]
     pub limit: Option<i64>,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
+    #[schema(minimum = 0)]
     pub offset: Option<i64>,
 }
 

@@ -60,15 +60,19 @@ impl From<&Subscriber> for SubscriberResponse {
 #[serde(rename_all = "camelCase")]
 pub struct IdentifyParams {
     /// Matched case-insensitively, stored in lowercase.
-    #[schema(required = true, value_type = String, example = "Jane.Doe@example.com")]
+    #[schema(required = true, value_type = String, example = "Jane.Doe@example.com", max_length = 254, pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$")]
     pub email: Option<String>,
     /// Derived from the e-mail when not given for a new subscriber.
+    #[schema(max_length = 255)]
     pub name: Option<String>,
     /// Merged key by key into the stored meta; a null value removes a key.
     #[schema(value_type = Option<Object>)]
     pub meta: Option<Value>,
+    /// An http(s) URL of at most 2,048 characters; blank means none.
+    #[schema(max_length = 2048, pattern = r"^\s*([Hh][Tt][Tt][Pp][Ss]?://\S*\s*)?$")]
     pub avatar_url: Option<String>,
     /// `widget` or `api` (default `api`).
+    #[schema(pattern = r"^(widget|api)$")]
     pub source: Option<String>,
 }
 

@@ -58,10 +58,10 @@ pub struct TagListResponse {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct CreateTagParams {
     /// 1..=50 characters after trimming; unique in the team ignoring case.
-    #[schema(required = true, value_type = String, example = "Bug")]
+    #[schema(required = true, value_type = String, example = "Bug", min_length = 1, max_length = 50, pattern = r"\S")]
     pub name: Option<String>,
     /// `#RRGGBB`; default `#3B82F6`.
-    #[schema(example = "#EF4444")]
+    #[schema(example = "#EF4444", pattern = r"^\s*#[0-9A-Fa-f]{6}\s*$")]
     pub color: Option<String>,
 }
 
@@ -80,8 +80,10 @@ pub struct UpdateTagParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
     /// 1..=50 characters after trimming; unique in the team ignoring case.
+    #[schema(min_length = 1, max_length = 50, pattern = r"\S")]
     pub name: Option<String>,
     /// `#RRGGBB`.
+    #[schema(pattern = r"^\s*#[0-9A-Fa-f]{6}\s*$")]
     pub color: Option<String>,
 }
 

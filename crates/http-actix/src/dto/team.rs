@@ -51,6 +51,7 @@ impl From<&Team> for TeamResponse {
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateTeamParams {
+    #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "lenient::opt_bool")]
     pub allow_anonymous_feedback: Option<bool>,

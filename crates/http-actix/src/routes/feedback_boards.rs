@@ -151,6 +151,7 @@ pub async fn update(
         (status = 400, description = "`id is required`, `id must be a UUID`.", body = ErrorBody),
         (status = 403, description = "The key's role may not manage boards, or it is read-only.", body = ErrorBody),
         (status = 404, description = "`Board not found`.", body = ErrorBody),
+        (status = 409, description = "`Board still holds feedback; move or delete it first`.", body = ErrorBody),
     ),
     security(("apiKey" = [])),
 )]

@@ -9,8 +9,8 @@ use crate::{
     dto::{
         common::{paginate, DeletedResponse, ErrorBody},
         roadmap::{
-            IdForceParams, IdParams, PageParams, RoadmapDto, RoadmapListResponse, RoadmapParams,
-            RoadmapResponse,
+            CreateRoadmapParams, IdForceParams, IdParams, PageParams, RoadmapDto,
+            RoadmapListResponse, RoadmapResponse, UpdateRoadmapParams,
         },
     },
     error::ApiError,
@@ -30,7 +30,7 @@ fn one(roadmap: &Roadmap) -> HttpResponse {
     path = "/v1/roadmaps.create",
     operation_id = "roadmaps.create",
     tag = "roadmaps",
-    request_body = RoadmapParams,
+    request_body = CreateRoadmapParams,
     responses(
         (status = 200, description = "The new roadmap.", body = RoadmapResponse),
         (status = 400, description = "`name is required`, `name must be at most 255 characters`.", body = ErrorBody),
@@ -41,7 +41,7 @@ fn one(roadmap: &Roadmap) -> HttpResponse {
 pub async fn create(
     state: web::Data<ApiState>,
     caller: TeamCaller,
-    Params(params): Params<RoadmapParams>,
+    Params(params): Params<CreateRoadmapParams>,
 ) -> Result<HttpResponse, ApiError> {
     let roadmap =
         roadmaps::create_roadmap(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -100,7 +100,7 @@ pub async fn info(
     path = "/v1/roadmaps.update",
     operation_id = "roadmaps.update",
     tag = "roadmaps",
-    request_body = RoadmapParams,
+    request_body = UpdateRoadmapParams,
     responses(
         (status = 200, description = "The roadmap.", body = RoadmapResponse),
         (status = 403, description = "The key's role may not manage roadmaps.", body = ErrorBody),
@@ -111,7 +111,7 @@ pub async fn info(
 pub async fn update(
     state: web::Data<ApiState>,
     caller: TeamCaller,
-    Params(params): Params<RoadmapParams>,
+    Params(params): Params<UpdateRoadmapParams>,
 ) -> Result<HttpResponse, ApiError> {
     let roadmap =
         roadmaps::update_roadmap(&*state.store, &*state.clock, &caller.0, params.into()).await?;

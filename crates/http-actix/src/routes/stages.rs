@@ -10,8 +10,9 @@ use crate::{
     dto::{
         common::{DeletedResponse, ErrorBody},
         roadmap::{
-            pagination, IdForceParams, StageDto, StageInfoParams, StageInfoResponse,
-            StageListParams, StageListResponse, StageParams, StageResponse,
+            pagination, CreateStageParams, IdForceParams, StageDto, StageInfoParams,
+            StageInfoResponse, StageListParams, StageListResponse, StageResponse,
+            UpdateStageParams,
         },
     },
     error::ApiError,
@@ -30,7 +31,7 @@ fn one(stage: &Stage) -> HttpResponse {
     path = "/v1/stages.create",
     operation_id = "stages.create",
     tag = "stages",
-    request_body = StageParams,
+    request_body = CreateStageParams,
     responses(
         (status = 200, description = "The new stage, with its final order.", body = StageResponse),
         (status = 400, description = "`name is required`, `roadmapId is required`, `order must be 1 or more`, `meta.isPrivate must be a boolean`.", body = ErrorBody),
@@ -42,7 +43,7 @@ fn one(stage: &Stage) -> HttpResponse {
 pub async fn create(
     state: web::Data<ApiState>,
     caller: TeamCaller,
-    Params(params): Params<StageParams>,
+    Params(params): Params<CreateStageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stage =
         roadmaps::create_stage(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -55,7 +56,7 @@ pub async fn create(
     path = "/v1/stages.update",
     operation_id = "stages.update",
     tag = "stages",
-    request_body = StageParams,
+    request_body = UpdateStageParams,
     responses(
         (status = 200, description = "The stage.", body = StageResponse),
         (status = 403, description = "The key's role may not manage stages.", body = ErrorBody),
@@ -66,7 +67,7 @@ pub async fn create(
 pub async fn update(
     state: web::Data<ApiState>,
     caller: TeamCaller,
-    Params(params): Params<StageParams>,
+    Params(params): Params<UpdateStageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stage =
         roadmaps::update_stage(&*state.store, &*state.clock, &caller.0, params.into()).await?;

@@ -9,7 +9,7 @@ use crate::{
     dto::{
         common::ErrorBody,
         roadmap::{
-            OkResponse, TopicIdParams, TopicVoteInfo, TopicVoteInfoResponse, TopicVoteResponse,
+            OkResponse, TopicUuidParams, TopicVoteInfo, TopicVoteInfoResponse, TopicVoteResponse,
         },
     },
     error::ApiError,
@@ -23,7 +23,7 @@ use crate::{
     path = "/v1/public/topic-votes.create",
     operation_id = "public/topic-votes.create",
     tag = "topic-votes",
-    request_body = TopicIdParams,
+    request_body = TopicUuidParams,
     responses(
         (status = 200, description = "The vote.", body = TopicVoteResponse),
         (status = 400, description = "`{\"error\": \"Bad request\"}` without a subscriber token (no `statusCode`); `id is required`.", body = ErrorBody),
@@ -35,7 +35,7 @@ use crate::{
 pub async fn create(
     state: web::Data<ApiState>,
     caller: OptionalCaller,
-    Params(params): Params<TopicIdParams>,
+    Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (vote, _) = topics::cast_topic_vote(
         &*state.store,
@@ -55,7 +55,7 @@ pub async fn create(
     path = "/v1/public/topic-votes.delete",
     operation_id = "public/topic-votes.delete",
     tag = "topic-votes",
-    request_body = TopicIdParams,
+    request_body = TopicUuidParams,
     responses(
         (status = 200, description = "No vote of the caller remains.", body = OkResponse),
         (status = 400, description = "`{\"error\": \"Bad request\"}` without a subscriber token.", body = ErrorBody),
@@ -66,7 +66,7 @@ pub async fn create(
 pub async fn delete(
     state: web::Data<ApiState>,
     caller: OptionalCaller,
-    Params(params): Params<TopicIdParams>,
+    Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     topics::retract_topic_vote(&*state.store, caller.0.as_ref(), params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(OkResponse { ok: true }))
@@ -78,7 +78,7 @@ pub async fn delete(
     path = "/v1/public/topic-votes.info",
     operation_id = "public/topic-votes.info",
     tag = "topic-votes",
-    request_body = TopicIdParams,
+    request_body = TopicUuidParams,
     responses(
         (status = 200, description = "The count.", body = TopicVoteInfoResponse),
         (status = 404, description = "`Topic not found`.", body = ErrorBody),
@@ -88,7 +88,7 @@ pub async fn delete(
 pub async fn info(
     state: web::Data<ApiState>,
     caller: AnyCaller,
-    Params(params): Params<TopicIdParams>,
+    Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let vote_state =
         topics::topic_vote_info(&*state.store, &caller.0, params.id.as_deref()).await?;

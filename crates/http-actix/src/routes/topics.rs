@@ -11,7 +11,7 @@ use crate::{
         common::{DeletedResponse, ErrorBody},
         roadmap::{
             CreateTopicParams, TopicDoneResponse, TopicIdParams, TopicInfoResponse,
-            TopicListParams, TopicListResponse, TopicResponse, UpdateTopicParams,
+            TopicListParams, TopicListResponse, TopicResponse, TopicUuidParams, UpdateTopicParams,
         },
     },
     error::ApiError,
@@ -89,7 +89,7 @@ pub async fn public_info(
     path = "/v1/public/topics.subscribe",
     operation_id = "public/topics.subscribe",
     tag = "topics",
-    request_body = TopicIdParams,
+    request_body = TopicUuidParams,
     responses(
         (status = 200, description = "Following.", body = TopicDoneResponse),
         (status = 404, description = "`Topic not found`.", body = ErrorBody),
@@ -99,7 +99,7 @@ pub async fn public_info(
 pub async fn subscribe(
     state: web::Data<ApiState>,
     caller: SubscriberCaller,
-    Params(params): Params<TopicIdParams>,
+    Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let topic_id = topics::follow_topic(
         &*state.store,
@@ -120,7 +120,7 @@ pub async fn subscribe(
     path = "/v1/public/topics.unsubscribe",
     operation_id = "public/topics.unsubscribe",
     tag = "topics",
-    request_body = TopicIdParams,
+    request_body = TopicUuidParams,
     responses(
         (status = 200, description = "Not following.", body = TopicDoneResponse),
         (status = 404, description = "`Topic not found`.", body = ErrorBody),
@@ -130,7 +130,7 @@ pub async fn subscribe(
 pub async fn unsubscribe(
     state: web::Data<ApiState>,
     caller: SubscriberCaller,
-    Params(params): Params<TopicIdParams>,
+    Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let topic_id = topics::unfollow_topic(
         &*state.store,
@@ -197,7 +197,7 @@ pub async fn update(
     path = "/v1/topics.delete",
     operation_id = "topics.delete",
     tag = "topics",
-    request_body = TopicIdParams,
+    request_body = TopicUuidParams,
     responses(
         (status = 200, description = "Deleted.", body = DeletedResponse),
         (status = 404, description = "`Topic not found`.", body = ErrorBody),
@@ -207,7 +207,7 @@ pub async fn update(
 pub async fn delete(
     state: web::Data<ApiState>,
     caller: TeamCaller,
-    Params(params): Params<TopicIdParams>,
+    Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = topics::delete_topic(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))
