@@ -90,16 +90,23 @@ fn trending_scores(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
 
 /// The joins and `WHERE` clause that pick the query's items (shared by the count and the page).
 fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
-    if query.scope == FeedbackScope::Public {
+    let public = query.scope == FeedbackScope::Public;
+    if public && query.board_id.is_none() {
         sql.push(" LEFT JOIN feedback_boards b ON b.id = f.board_id");
     }
     sql.push(" WHERE f.team_id = ").text(team);
     match query.scope {
         FeedbackScope::Public => {
-            sql.push(
-                " AND f.published_at IS NOT NULL AND f.archived_at IS NULL \
-                 AND (f.board_id IS NULL OR b.is_public = TRUE)",
-            );
+            sql.push(" AND f.published_at IS NOT NULL AND f.archived_at IS NULL");
+            match query.board_id {
+                // Every item is on that one board: whether it is public is asked once, a
+                // constant subquery, instead of joining the board to each of its items.
+                Some(board) => sql
+                    .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
+                    .text(board.to_string())
+                    .push(" AND b.is_public = TRUE)"),
+                None => sql.push(" AND (f.board_id IS NULL OR b.is_public = TRUE)"),
+            };
         }
         FeedbackScope::Team {
             include_archived: false,
