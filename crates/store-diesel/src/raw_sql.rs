@@ -176,3 +176,62 @@ mod tests {
         );
     }
 }
+
+/// For tests that pin query plans: records the SQL of every statement a closure runs on an
+/// SQLite connection, then asks SQLite how it would run each one.
+#[cfg(test)]
+pub(crate) mod plans {
+    use std::sync::{Arc, Mutex};
+
+    use diesel::{
+        connection::InstrumentationEvent, sql_types::Text, Connection, QueryableByName, RunQueryDsl,
+    };
+
+    use crate::connection::DbConnection;
+
+    #[derive(QueryableByName)]
+    struct PlanStep {
+        #[diesel(sql_type = Text)]
+        detail: String,
+    }
+
+    /// The statements `f` runs, each with its `EXPLAIN QUERY PLAN` steps joined by " | ".
+    /// Parameters are left unbound: the plan does not depend on their values.
+    pub(crate) fn explained(
+        conn: &mut DbConnection,
+        f: impl FnOnce(&mut DbConnection),
+    ) -> Vec<(String, String)> {
+        let statements = Arc::new(Mutex::new(Vec::new()));
+        let DbConnection::Sqlite(inner) = conn else {
+            panic!("query plans are SQLite's");
+        };
+        let recorder = statements.clone();
+        inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+            if let InstrumentationEvent::StartQuery { query, .. } = event {
+                let text = query.to_string();
+                let sql = text.split(" -- binds:").next().unwrap_or_default();
+                recorder.lock().unwrap().push(sql.trim().to_owned());
+            }
+        });
+        f(conn);
+        let DbConnection::Sqlite(inner) = conn else {
+            unreachable!()
+        };
+        inner.set_instrumentation(|_: InstrumentationEvent<'_>| {});
+        let statements = statements.lock().unwrap().clone();
+        statements
+            .into_iter()
+            .map(|sql| {
+                let steps = diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}"))
+                    .load::<PlanStep>(conn)
+                    .unwrap();
+                let plan = steps
+                    .into_iter()
+                    .map(|s| s.detail)
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                (sql, plan)
+            })
+            .collect()
+    }
+}

@@ -274,4 +274,75 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_public_board_list_reads_the_boards_partial_index_and_never_sorts() {
+        let (mut conn, _) = counted();
+        let (team, board) = (TeamId::new(), BoardId::new());
+        diesel::sql_query(format!(
+            "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
+             updated_at) VALUES ('{board}', '{team}', 'B', 'b', 0, '2026-01-01 00:00:00', \
+             '2026-01-01 00:00:00')"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
+        let item = Feedback {
+            id: FeedbackId::new(),
+            team_id: team,
+            board_id: Some(board),
+            url_id: "u1".into(),
+            title: "item".into(),
+            text: String::new(),
+            status: FeedbackStatus::InReview,
+            priority: Priority::Medium,
+            kind: None,
+            creator_id: SubscriberId::new(),
+            meta: Default::default(),
+            published_at: Some(t0),
+            archived_at: None,
+            created_at: t0,
+            updated_at: t0,
+            last_modified_by_id: None,
+        };
+        diesel::insert_into(feedback::table)
+            .values(&FeedbackRow::new_item(&item).unwrap())
+            .execute(&mut conn)
+            .unwrap();
+        for (sort, index) in [
+            (FeedbackSort::Top, "feedback_public_board_top_idx"),
+            (FeedbackSort::Newest, "feedback_public_board_newest_idx"),
+        ] {
+            let query = FeedbackQuery {
+                scope: FeedbackScope::Public,
+                sort,
+                statuses: Vec::new(),
+                board_id: Some(board),
+                tag_id: None,
+                search: None,
+                trending_since: t0,
+                page: PageRequest {
+                    limit: 20,
+                    offset: 0,
+                },
+            };
+            let plans = crate::raw_sql::plans::explained(&mut conn, |conn| {
+                assert_eq!(list(conn, &team.to_string(), &query).unwrap().total, 1);
+            });
+            let (count, page) = (&plans[0], &plans[1]);
+            assert!(count.0.starts_with("SELECT COUNT(*)"), "{count:?}");
+            assert!(
+                count.1.contains("feedback_public_board_"),
+                "the count reads a public partial index: {count:?}"
+            );
+            assert!(
+                page.1.contains(index) && !page.1.contains("TEMP B-TREE"),
+                "the {sort:?} page walks {index} in order: {page:?}"
+            );
+            assert!(
+                plans.iter().all(|(_, plan)| !plan.contains("SCAN f")),
+                "no statement scans the feedback table: {plans:?}"
+            );
+        }
+    }
 }

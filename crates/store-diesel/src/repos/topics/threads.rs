@@ -145,3 +145,75 @@ fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
         sql.push(" AND t.published_at IS NOT NULL AND s.is_private = FALSE");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use diesel::{connection::SimpleConnection, Connection, RunQueryDsl, SqliteConnection};
+    use sounding_domain::{ids::TopicId, page::PageRequest};
+
+    use super::*;
+
+    #[test]
+    fn a_topics_threads_read_its_roots_and_replies_by_index_not_the_teams_comments() {
+        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
+        crate::migrations::run(&mut conn).unwrap();
+        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let topic = TopicId::new();
+        let [team, root, reply, person] = [(); 4].map(|()| uuid::Uuid::now_v7().to_string());
+        let at = "'2026-01-01 00:00:00', '2026-01-01 00:00:00'";
+        diesel::sql_query(format!(
+            "INSERT INTO stages (id, team_id, roadmap_id, name, position, created_at, \
+             updated_at) VALUES ('s', '{team}', 'r', 'S', 0, {at})"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        diesel::sql_query(format!(
+            "INSERT INTO topics (id, team_id, roadmap_id, stage_id, url_id, title, title_key, \
+             description, subscriber_id, published_at, created_at, updated_at) VALUES \
+             ('{topic}', '{team}', 'r', 's', 'u', 'T', 't', '', '{person}', '2026-01-01 00:00:00', \
+             {at})"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        diesel::sql_query(format!(
+            "INSERT INTO topic_comments (id, team_id, topic_id, creator_id, parent_id, root_id, \
+             text, source, created_at, updated_at) VALUES \
+             ('{root}', '{team}', '{topic}', '{person}', NULL, '{root}', 'root', 'api', {at}), \
+             ('{reply}', '{team}', '{topic}', '{person}', '{root}', '{root}', 'reply', 'api', {at})"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        let query = ThreadQuery {
+            topic: Some(topic),
+            scope: ThreadScope::Public,
+            sort: CommentSort::CreatedAt,
+            direction: Direction::Desc,
+            page: PageRequest {
+                limit: 20,
+                offset: 0,
+            },
+        };
+        let plans = crate::raw_sql::plans::explained(&mut conn, |conn| {
+            let page = threads(conn, &team, &query).unwrap();
+            assert_eq!((page.total, page.items[0].replies.len()), (1, 1));
+        });
+        let (count, roots, replies) = (&plans[0], &plans[1], &plans[2]);
+        for (what, statement) in [("count", count), ("page", roots)] {
+            assert!(
+                statement.1.contains("topic_comments_topic_id_roots_idx"),
+                "the {what} reads the topic's roots: {statement:?}"
+            );
+        }
+        assert!(!roots.1.contains("TEMP B-TREE"), "{roots:?}");
+        assert!(
+            replies.1.contains("topic_comments_root_id_team_id_idx"),
+            "replies are found by their roots: {replies:?}"
+        );
+        assert!(
+            plans
+                .iter()
+                .all(|(_, plan)| !plan.contains("topic_comments_team_id_created_at_idx")),
+            "no statement walks every comment of the team: {plans:?}"
+        );
+    }
+}
