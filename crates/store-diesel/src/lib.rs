@@ -17,6 +17,7 @@ pub use error::ConnectError;
 
 use connection::{DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
+use tx::WriteGate;
 
 /// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
 /// pool inside is shared).
@@ -24,6 +25,8 @@ use error::{DbError, DbResult};
 pub struct DieselStore {
     pool: DbPool,
     engine: Engine,
+    /// Where this database's SQLite writers queue (see `tx::WriteGate`).
+    write_gate: WriteGate,
 }
 
 impl std::fmt::Debug for DieselStore {
@@ -53,7 +56,11 @@ impl DieselStore {
         let engine = target.engine();
         let pool = connection::build_pool(target, &options)?;
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
-        Ok(DieselStore { pool, engine })
+        Ok(DieselStore {
+            pool,
+            engine,
+            write_gate: WriteGate::default(),
+        })
     }
 
     /// Runs the embedded migrations not yet applied; returns their versions, oldest first.
@@ -84,11 +91,12 @@ impl DieselStore {
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
         let pool = self.pool.clone();
+        let gate = self.write_gate.clone();
         let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             span.in_scope(|| {
                 let mut conn = pool.get().map_err(DbError::Pool)?;
-                f(&mut conn)
+                tx::with_write_gate(&gate, || f(&mut conn))
             })
         })
         .await
