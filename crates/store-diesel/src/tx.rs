@@ -57,6 +57,30 @@ pub(crate) fn write_tx<T>(
     in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", f)
 }
 
+/// A write of the webhook worker's own bookkeeping (fan-out, leases, attempt records), never
+/// of a client's request. On PostgreSQL it commits without waiting for the WAL flush
+/// (`synchronous_commit = off` for this transaction only): a durable commit costs an fsync,
+/// and a pass makes several in a row, which on a busy disk held deliveries ~2 s behind their
+/// events (`cargo xtask bench`, S7). A crash of PostgreSQL itself may lose the last such
+/// commits; each loss only repeats work: the event is fanned out again (same transaction as
+/// its deliveries), or the delivery is sent again once its lease expires — delivery is at
+/// least once. Visibility to other sessions is unchanged. SQLite (`synchronous = NORMAL` in
+/// WAL mode) does not sync on commit anyway.
+pub(crate) fn worker_tx<T>(
+    conn: &mut DbConnection,
+    f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+) -> DbResult<T> {
+    write_tx(conn, |conn| {
+        if let DbConnection::Postgresql(inner) = conn {
+            diesel::connection::SimpleConnection::batch_execute(
+                inner,
+                "SET LOCAL synchronous_commit = off",
+            )?;
+        }
+        f(conn)
+    })
+}
+
 /// A read: one snapshot for all its statements. `READ ONLY` on PostgreSQL makes a stray write
 /// in a read path fail loudly.
 pub(crate) fn read<T>(
@@ -235,6 +259,39 @@ mod tests {
             assert_eq!(second_written, Ok(true), "the second database's writer was held");
         });
         assert_eq!(count(&mut second), 1);
+    }
+
+    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server (skipped otherwise, as the engine
+    /// tests are): only the worker's transactions give up waiting for the WAL flush, and only
+    /// for themselves.
+    #[test]
+    fn only_worker_transactions_commit_asynchronously_on_postgres() {
+        let Some(url) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|url| !url.is_empty())
+        else {
+            eprintln!("SKIPPED: SOUNDING_TEST_POSTGRES_URL is not set");
+            return;
+        };
+        let mut conn =
+            DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());
+        fn setting(conn: &mut DbConnection) -> DbResult<String> {
+            #[derive(diesel::QueryableByName)]
+            struct Setting {
+                #[diesel(sql_type = diesel::sql_types::Text)]
+                value: String,
+            }
+            Ok(
+                diesel::sql_query("SELECT current_setting('synchronous_commit') AS value")
+                    .get_result::<Setting>(conn)?
+                    .value,
+            )
+        }
+        let durable = setting(&mut conn).unwrap();
+        assert_ne!(durable, "off", "the test server must commit durably");
+        assert_eq!(worker_tx(&mut conn, setting).unwrap(), "off");
+        assert_eq!(write_tx(&mut conn, setting).unwrap(), durable);
+        assert_eq!(setting(&mut conn).unwrap(), durable);
     }
 
     impl DbConnection {
