@@ -27,6 +27,8 @@ pub struct DieselStore {
     engine: Engine,
     /// Where this database's SQLite writers queue (see `tx::WriteGate`).
     write_gate: WriteGate,
+    /// What the pool connects to, for `with_own_pool`.
+    target: Target,
 }
 
 impl std::fmt::Debug for DieselStore {
@@ -54,12 +56,31 @@ impl DieselStore {
     ) -> Result<DieselStore, ConnectError> {
         let target = Target::parse(database_url)?;
         let engine = target.engine();
-        let pool = connection::build_pool(target, &options)?;
+        let pool = connection::build_pool(target.clone(), &options)?;
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
         Ok(DieselStore {
             pool,
             engine,
             write_gate: WriteGate::default(),
+            target,
+        })
+    }
+
+    /// The same database through a pool of its own (at most `max_connections`), sharing this
+    /// store's SQLite write gate. For a background task that must not queue for a connection
+    /// behind the HTTP requests: the webhook worker, whose pass takes several connections one
+    /// after another (on PostgreSQL under S7's load that wait held deliveries seconds behind
+    /// their events).
+    pub fn with_own_pool(&self, max_connections: u32) -> Result<DieselStore, ConnectError> {
+        let options = PoolOptions {
+            max_connections,
+            ..PoolOptions::default()
+        };
+        Ok(DieselStore {
+            pool: connection::build_pool(self.target.clone(), &options)?,
+            engine: self.engine,
+            write_gate: self.write_gate.clone(),
+            target: self.target.clone(),
         })
     }
 
@@ -77,6 +98,11 @@ impl DieselStore {
             engine,
             reason: format!("the migration task failed: {e}"),
         })?
+    }
+
+    /// The most connections this store's pool opens.
+    pub fn max_connections(&self) -> u32 {
+        self.pool.max_size()
     }
 
     pub fn engine(&self) -> Engine {
