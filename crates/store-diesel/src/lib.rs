@@ -136,3 +136,19 @@ impl DieselStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_with_its_own_pool_shares_the_write_gate_and_no_other_store_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = |name: &str| format!("sqlite://{}", dir.path().join(name).display());
+        let store = DieselStore::connect(&url("one.db")).unwrap();
+        let worker = store.with_own_pool(2).unwrap();
+        let other = DieselStore::connect(&url("two.db")).unwrap();
+        assert!(worker.write_gate.same_as(&store.write_gate));
+        assert!(!other.write_gate.same_as(&store.write_gate));
+    }
+}

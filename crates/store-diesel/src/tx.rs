@@ -20,6 +20,14 @@ use crate::{connection::DbConnection, error::DbResult};
 #[derive(Debug, Default, Clone)]
 pub(crate) struct WriteGate(Arc<Mutex<()>>);
 
+impl WriteGate {
+    /// Whether both are the one gate of one database.
+    #[cfg(test)]
+    pub(crate) fn same_as(&self, other: &WriteGate) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 thread_local! {
     /// The gate of the store whose operation runs on this thread, set by `with_write_gate`
     /// around each operation (`DieselStore::run`), so the many `write_tx` call sites need not
