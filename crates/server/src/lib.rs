@@ -161,7 +161,9 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         }
         // A pass takes a connection for its fan-out, its lease and each attempt's record (up
         // to `per_target` at once): its own pool keeps it from queueing behind the requests.
-        let worker_connections = u32::try_from(per_target).unwrap_or(u32::MAX).saturating_add(1);
+        let worker_connections = u32::try_from(per_target)
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
         let worker_store = {
             let store = store.clone();
             tokio::task::spawn_blocking(move || store.with_own_pool(worker_connections))

@@ -264,7 +264,11 @@ mod tests {
             // With one gate for the process, this write would wait for the release below.
             let second_written = wait_for_done.recv_timeout(std::time::Duration::from_secs(30));
             release.send(()).unwrap();
-            assert_eq!(second_written, Ok(true), "the second database's writer was held");
+            assert_eq!(
+                second_written,
+                Ok(true),
+                "the second database's writer was held"
+            );
         });
         assert_eq!(count(&mut second), 1);
     }
@@ -281,8 +285,7 @@ mod tests {
             eprintln!("SKIPPED: SOUNDING_TEST_POSTGRES_URL is not set");
             return;
         };
-        let mut conn =
-            DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());
+        let mut conn = DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());
         fn setting(conn: &mut DbConnection) -> DbResult<String> {
             #[derive(diesel::QueryableByName)]
             struct Setting {

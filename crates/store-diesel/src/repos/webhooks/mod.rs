@@ -133,9 +133,7 @@ impl WebhookStore for DieselStore {
         record: &AttemptRecord,
     ) -> StoreResult<bool> {
         let (id, owner, record) = (id.to_string(), owner.to_owned(), record.clone());
-        self.run(move |conn| {
-            worker_tx(conn, |conn| deliveries::record(conn, &id, &owner, &record))
-        })
+        self.run(move |conn| worker_tx(conn, |conn| deliveries::record(conn, &id, &owner, &record)))
             .await
     }
 
