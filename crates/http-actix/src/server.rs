@@ -33,6 +33,11 @@ pub struct HttpOptions {
     pub request_body_timeout: Duration,
     /// How long an idle keep-alive connection stays open.
     pub keep_alive: Duration,
+    /// Threads of each worker's blocking pool (where the store runs its queries); `None` for
+    /// actix's default (512 shared by the workers). A store with a pool of N connections
+    /// gains nothing from more than N: the extra threads only wait for a connection, each
+    /// with its own stack and malloc arena (64 of them under `cargo xtask bench`).
+    pub max_blocking_threads: Option<usize>,
 }
 
 impl Default for HttpOptions {
@@ -43,6 +48,7 @@ impl Default for HttpOptions {
             client_request_timeout: Duration::from_secs(5),
             request_body_timeout: Duration::from_secs(10),
             keep_alive: Duration::from_secs(5),
+            max_blocking_threads: None,
         }
     }
 }
@@ -68,6 +74,9 @@ pub fn http_server(
             .keep_alive(options.keep_alive);
     if let Some(workers) = options.workers.filter(|n| *n > 0) {
         server = server.workers(workers);
+    }
+    if let Some(threads) = options.max_blocking_threads.filter(|n| *n > 0) {
+        server = server.worker_max_blocking_threads(threads);
     }
     Ok(server.listen(listener)?.run())
 }

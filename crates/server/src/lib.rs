@@ -132,6 +132,8 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         shutdown_timeout_secs: SHUTDOWN_TIMEOUT_SECS,
         client_request_timeout: config.request_head_timeout,
         request_body_timeout: config.request_body_timeout,
+        // The store's queries run on the blocking pool, at most one per pooled connection.
+        max_blocking_threads: usize::try_from(store.max_connections()).ok(),
         ..HttpOptions::default()
     };
     let server = http_server(listener, state, options).context("cannot start the HTTP server")?;
@@ -157,8 +159,20 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
                  never allow this where teams you do not trust can subscribe"
             );
         }
+        // A pass takes a connection for its fan-out, its lease and each attempt's record (up
+        // to `per_target` at once): its own pool keeps it from queueing behind the requests.
+        let worker_connections = u32::try_from(per_target)
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        let worker_store = {
+            let store = store.clone();
+            tokio::task::spawn_blocking(move || store.with_own_pool(worker_connections))
+                .await
+                .map_err(|e| anyhow!("opening the webhook worker's pool panicked: {e}"))?
+                .context("cannot open the webhook worker's database pool")?
+        };
         Some(WebhookWorker::spawn(
-            store.clone() as Arc<dyn Store>,
+            Arc::new(worker_store) as Arc<dyn Store>,
             Arc::new(sender),
             clock,
             outbox_signal,

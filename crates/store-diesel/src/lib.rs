@@ -17,6 +17,7 @@ pub use error::ConnectError;
 
 use connection::{DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
+use tx::WriteGate;
 
 /// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
 /// pool inside is shared).
@@ -24,6 +25,10 @@ use error::{DbError, DbResult};
 pub struct DieselStore {
     pool: DbPool,
     engine: Engine,
+    /// Where this database's SQLite writers queue (see `tx::WriteGate`).
+    write_gate: WriteGate,
+    /// What the pool connects to, for `with_own_pool`.
+    target: Target,
 }
 
 impl std::fmt::Debug for DieselStore {
@@ -51,9 +56,32 @@ impl DieselStore {
     ) -> Result<DieselStore, ConnectError> {
         let target = Target::parse(database_url)?;
         let engine = target.engine();
-        let pool = connection::build_pool(target, &options)?;
+        let pool = connection::build_pool(target.clone(), &options)?;
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
-        Ok(DieselStore { pool, engine })
+        Ok(DieselStore {
+            pool,
+            engine,
+            write_gate: WriteGate::default(),
+            target,
+        })
+    }
+
+    /// The same database through a pool of its own (at most `max_connections`), sharing this
+    /// store's SQLite write gate. For a background task that must not queue for a connection
+    /// behind the HTTP requests: the webhook worker, whose pass takes several connections one
+    /// after another (on PostgreSQL under S7's load that wait held deliveries seconds behind
+    /// their events).
+    pub fn with_own_pool(&self, max_connections: u32) -> Result<DieselStore, ConnectError> {
+        let options = PoolOptions {
+            max_connections,
+            ..PoolOptions::default()
+        };
+        Ok(DieselStore {
+            pool: connection::build_pool(self.target.clone(), &options)?,
+            engine: self.engine,
+            write_gate: self.write_gate.clone(),
+            target: self.target.clone(),
+        })
     }
 
     /// Runs the embedded migrations not yet applied; returns their versions, oldest first.
@@ -72,6 +100,11 @@ impl DieselStore {
         })?
     }
 
+    /// The most connections this store's pool opens.
+    pub fn max_connections(&self) -> u32 {
+        self.pool.max_size()
+    }
+
     pub fn engine(&self) -> Engine {
         self.engine
     }
@@ -84,11 +117,12 @@ impl DieselStore {
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
         let pool = self.pool.clone();
+        let gate = self.write_gate.clone();
         let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             span.in_scope(|| {
                 let mut conn = pool.get().map_err(DbError::Pool)?;
-                f(&mut conn)
+                tx::with_write_gate(&gate, || f(&mut conn))
             })
         })
         .await
@@ -100,5 +134,21 @@ impl DieselStore {
             }
             error
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_with_its_own_pool_shares_the_write_gate_and_no_other_store_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = |name: &str| format!("sqlite://{}", dir.path().join(name).display());
+        let store = DieselStore::connect(&url("one.db")).unwrap();
+        let worker = store.with_own_pool(2).unwrap();
+        let other = DieselStore::connect(&url("two.db")).unwrap();
+        assert!(worker.write_gate.same_as(&store.write_gate));
+        assert!(!other.write_gate.same_as(&store.write_gate));
     }
 }

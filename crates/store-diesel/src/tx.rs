@@ -1,19 +1,52 @@
 //! Transactions: `write_tx` for every write and `read` for every read, so each port method
 //! commits whole or not at all and sees one consistent state.
 
-use std::sync::{Mutex, PoisonError};
+use std::{
+    cell::RefCell,
+    sync::{Arc, Mutex, PoisonError},
+};
 
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 
 use crate::{connection::DbConnection, error::DbResult};
 
-/// Writers of this process queue here before SQLite's write lock. SQLite's busy handler only
-/// polls with growing sleeps, so under many concurrent writers one could lose the race for
-/// longer than `busy_timeout` and fail with "database is locked" (a 503 for a valid request,
-/// seen by `cargo xtask bench`); a mutex waits without a deadline and wakes the next writer as
-/// soon as the lock is free. `busy_timeout` still covers other processes (the CLI). One gate
-/// for all SQLite files of the process: a server has one database, and writes are short.
-static SQLITE_WRITERS: Mutex<()> = Mutex::new(());
+/// Writers of one SQLite database queue here before SQLite's write lock. SQLite's busy
+/// handler only polls with growing sleeps, so under many concurrent writers one could lose the
+/// race for longer than `busy_timeout` and fail with "database is locked" (a 503 for a valid
+/// request, seen by `cargo xtask bench`); a mutex waits without a deadline and wakes the next
+/// writer as soon as the lock is free. `busy_timeout` still covers other processes (the CLI).
+/// One gate per pool (`DieselStore`), so stores of different files (tests run many in one
+/// process) do not queue behind each other.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct WriteGate(Arc<Mutex<()>>);
+
+impl WriteGate {
+    /// Whether both are the one gate of one database.
+    #[cfg(test)]
+    pub(crate) fn same_as(&self, other: &WriteGate) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+thread_local! {
+    /// The gate of the store whose operation runs on this thread, set by `with_write_gate`
+    /// around each operation (`DieselStore::run`), so the many `write_tx` call sites need not
+    /// carry it.
+    static CURRENT_GATE: RefCell<Option<WriteGate>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `gate` as the one `write_tx` queues on (SQLite only; restored afterwards,
+/// even if `f` panics).
+pub(crate) fn with_write_gate<T>(gate: &WriteGate, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<WriteGate>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CURRENT_GATE.with(|current| *current.borrow_mut() = self.0.take());
+        }
+    }
+    let _restore = Restore(CURRENT_GATE.with(|current| current.replace(Some(gate.clone()))));
+    f()
+}
 
 /// A write. On SQLite `BEGIN IMMEDIATE` takes the write lock up front, so two writers queue
 /// instead of one failing when it upgrades a read lock; on PostgreSQL a plain `BEGIN` (READ
@@ -22,14 +55,38 @@ pub(crate) fn write_tx<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
-    let _queued = matches!(conn, DbConnection::Sqlite(_))
-        // A writer that panicked left no transaction open (its connection is dropped).
-        .then(|| {
-            SQLITE_WRITERS
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-        });
+    let gate = matches!(conn, DbConnection::Sqlite(_))
+        .then(|| CURRENT_GATE.with(|current| current.borrow().clone()))
+        .flatten();
+    // A writer that panicked left no transaction open (its connection is dropped).
+    let _queued = gate
+        .as_ref()
+        .map(|gate| gate.0.lock().unwrap_or_else(PoisonError::into_inner));
     in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", f)
+}
+
+/// A write of the webhook worker's own bookkeeping (fan-out, leases, attempt records), never
+/// of a client's request. On PostgreSQL it commits without waiting for the WAL flush
+/// (`synchronous_commit = off` for this transaction only): a durable commit costs an fsync,
+/// and a pass makes several in a row, which on a busy disk held deliveries ~2 s behind their
+/// events (`cargo xtask bench`, S7). A crash of PostgreSQL itself may lose the last such
+/// commits; each loss only repeats work: the event is fanned out again (same transaction as
+/// its deliveries), or the delivery is sent again once its lease expires — delivery is at
+/// least once. Visibility to other sessions is unchanged. SQLite (`synchronous = NORMAL` in
+/// WAL mode) does not sync on commit anyway.
+pub(crate) fn worker_tx<T>(
+    conn: &mut DbConnection,
+    f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+) -> DbResult<T> {
+    write_tx(conn, |conn| {
+        if let DbConnection::Postgresql(inner) = conn {
+            diesel::connection::SimpleConnection::batch_execute(
+                inner,
+                "SET LOCAL synchronous_commit = off",
+            )?;
+        }
+        f(conn)
+    })
 }
 
 /// A read: one snapshot for all its statements. `READ ONLY` on PostgreSQL makes a stray write
@@ -138,18 +195,22 @@ mod tests {
             .unwrap();
         const WRITERS: i64 = 8;
         const WRITES_EACH: i64 = 25;
+        let gate = WriteGate::default();
         std::thread::scope(|scope| {
             for writer in 0..WRITERS {
+                let gate = gate.clone();
                 scope.spawn(move || {
                     let mut conn = DbConnection::Sqlite(SqliteConnection::establish(path).unwrap());
                     for i in 0..WRITES_EACH {
-                        write_tx(&mut conn, |c| {
-                            diesel::sql_query(format!(
-                                "INSERT INTO t VALUES ({})",
-                                writer * 1000 + i
-                            ))
-                            .execute(c)?;
-                            Ok(())
+                        with_write_gate(&gate, || {
+                            write_tx(&mut conn, |c| {
+                                diesel::sql_query(format!(
+                                    "INSERT INTO t VALUES ({})",
+                                    writer * 1000 + i
+                                ))
+                                .execute(c)?;
+                                Ok(())
+                            })
                         })
                         .unwrap_or_else(|e| panic!("writer {writer} write {i} failed: {e:?}"));
                     }
@@ -157,6 +218,91 @@ mod tests {
             }
         });
         assert_eq!(count(&mut setup), WRITERS * WRITES_EACH);
+    }
+
+    #[test]
+    fn writers_of_different_databases_do_not_queue_behind_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = |name: &str| {
+            let path = dir.path().join(name);
+            let mut conn =
+                DbConnection::Sqlite(SqliteConnection::establish(path.to_str().unwrap()).unwrap());
+            diesel::sql_query("CREATE TABLE t (v BIGINT NOT NULL)")
+                .execute(&mut conn)
+                .unwrap();
+            conn
+        };
+        let (mut first, mut second) = (open("first.db"), open("second.db"));
+        let (first_gate, second_gate) = (WriteGate::default(), WriteGate::default());
+        let (entered, wait_for_entry) = std::sync::mpsc::channel();
+        let (release, wait_for_release) = std::sync::mpsc::channel::<()>();
+        let (done, wait_for_done) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            // Holds the first database's gate until told to let go.
+            let (first, first_gate) = (&mut first, &first_gate);
+            scope.spawn(move || {
+                with_write_gate(first_gate, || {
+                    write_tx(first, |_| {
+                        entered.send(()).unwrap();
+                        wait_for_release.recv().unwrap();
+                        Ok(())
+                    })
+                })
+                .unwrap();
+            });
+            wait_for_entry.recv().unwrap();
+            let (second, second_gate) = (&mut second, &second_gate);
+            scope.spawn(move || {
+                let written = with_write_gate(second_gate, || {
+                    write_tx(second, |c| {
+                        diesel::sql_query("INSERT INTO t VALUES (1)").execute(c)?;
+                        Ok(())
+                    })
+                });
+                done.send(written.is_ok()).unwrap();
+            });
+            // With one gate for the process, this write would wait for the release below.
+            let second_written = wait_for_done.recv_timeout(std::time::Duration::from_secs(30));
+            release.send(()).unwrap();
+            assert_eq!(
+                second_written,
+                Ok(true),
+                "the second database's writer was held"
+            );
+        });
+        assert_eq!(count(&mut second), 1);
+    }
+
+    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server (skipped otherwise, as the engine
+    /// tests are): only the worker's transactions give up waiting for the WAL flush, and only
+    /// for themselves.
+    #[test]
+    fn only_worker_transactions_commit_asynchronously_on_postgres() {
+        let Some(url) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
+            .ok()
+            .filter(|url| !url.is_empty())
+        else {
+            eprintln!("SKIPPED: SOUNDING_TEST_POSTGRES_URL is not set");
+            return;
+        };
+        let mut conn = DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());
+        fn setting(conn: &mut DbConnection) -> DbResult<String> {
+            #[derive(diesel::QueryableByName)]
+            struct Setting {
+                #[diesel(sql_type = diesel::sql_types::Text)]
+                value: String,
+            }
+            Ok(
+                diesel::sql_query("SELECT current_setting('synchronous_commit') AS value")
+                    .get_result::<Setting>(conn)?
+                    .value,
+            )
+        }
+        let durable = setting(&mut conn).unwrap();
+        assert_ne!(durable, "off", "the test server must commit durably");
+        assert_eq!(worker_tx(&mut conn, setting).unwrap(), "off");
+        assert_eq!(write_tx(&mut conn, setting).unwrap(), durable);
+        assert_eq!(setting(&mut conn).unwrap(), durable);
     }
 
     impl DbConnection {

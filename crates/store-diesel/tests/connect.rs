@@ -76,3 +76,27 @@ fn an_unreachable_postgres_fails_within_the_timeout_and_keeps_the_password() {
     );
     assert!(!message.contains("hunter2"), "{message}");
 }
+
+#[tokio::test]
+async fn a_store_with_its_own_pool_works_on_the_same_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("shared.db").display());
+    let store = DieselStore::connect(&url).unwrap();
+    store.migrate().await.unwrap();
+    let worker = store.with_own_pool(2).unwrap();
+    assert_eq!(worker.max_connections(), 2);
+    assert_eq!(
+        store.max_connections(),
+        PoolOptions::default().max_connections
+    );
+    assert_eq!(worker.engine(), Engine::Sqlite);
+    // Written through one pool, read through the other: one database.
+    assert_eq!(
+        worker.get_or_init_setting("probe", "first").await.unwrap(),
+        "first"
+    );
+    assert_eq!(
+        store.get_or_init_setting("probe", "second").await.unwrap(),
+        "first"
+    );
+}

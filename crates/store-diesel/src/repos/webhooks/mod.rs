@@ -24,7 +24,7 @@ use self::{
 use super::to_db_time;
 use crate::{
     schema::webhooks,
-    tx::{read, write_tx},
+    tx::{read, worker_tx, write_tx},
     DieselStore,
 };
 
@@ -106,7 +106,7 @@ impl WebhookStore for DieselStore {
     }
 
     async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize> {
-        self.run(move |conn| write_tx(conn, |conn| deliveries::fan_out(conn, now, limit)))
+        self.run(move |conn| worker_tx(conn, |conn| deliveries::fan_out(conn, now, limit)))
             .await
     }
 
@@ -119,7 +119,7 @@ impl WebhookStore for DieselStore {
     ) -> StoreResult<Vec<LeasedDelivery>> {
         let owner = owner.to_owned();
         self.run(move |conn| {
-            write_tx(conn, |conn| {
+            worker_tx(conn, |conn| {
                 deliveries::lease(conn, &owner, now, lease_seconds, limit)
             })
         })
@@ -133,7 +133,7 @@ impl WebhookStore for DieselStore {
         record: &AttemptRecord,
     ) -> StoreResult<bool> {
         let (id, owner, record) = (id.to_string(), owner.to_owned(), record.clone());
-        self.run(move |conn| write_tx(conn, |conn| deliveries::record(conn, &id, &owner, &record)))
+        self.run(move |conn| worker_tx(conn, |conn| deliveries::record(conn, &id, &owner, &record)))
             .await
     }
 
@@ -153,7 +153,7 @@ impl WebhookStore for DieselStore {
         }
         let owner = owner.to_owned();
         let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-        self.run(move |conn| write_tx(conn, |conn| deliveries::release(conn, &owner, &ids)))
+        self.run(move |conn| worker_tx(conn, |conn| deliveries::release(conn, &owner, &ids)))
             .await
     }
 
