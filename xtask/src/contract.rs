@@ -131,6 +131,12 @@ pub fn run_with(interrupted: &AtomicBool) -> Result<u8> {
             .args(["run", &format!("{}/v1/openapi.json", server.base_url)])
             .args(["--url", &server.base_url])
             .args(["--checks", "all"])
+            // Every phase but `stateful`: its chains of calls follow links schemathesis infers
+            // between operations, and at the same seed it once reported a request as both a
+            // positive test case and "schema-violating request accepted" (ST201), and passed
+            // on other runs. A check that flips at a fixed seed cannot gate CI; the other
+            // phases exercise every operation alone with every check.
+            .args(["--phases", "examples,coverage,fuzzing"])
             .args(["--seed", SEED, "--max-examples", MAX_EXAMPLES])
             .args(["--workers", "2", "--no-color"])
             .args(["--header", &format!("Authorization: Bearer {credential}")])
