@@ -32,6 +32,32 @@ pub fn sounding_bin() -> PathBuf {
     .clone()
 }
 
+/// The API key of a team made with `sounding team create --json` on `database_url`, before a
+/// server first starts there (so the start creates no default team).
+pub fn create_team_key(database_url: &str, name: &str, subdomain: &str) -> String {
+    let out = Command::new(sounding_bin())
+        .args([
+            "team",
+            "create",
+            "--name",
+            name,
+            "--subdomain",
+            subdomain,
+            "--json",
+        ])
+        .env("SOUNDING_DATABASE_URL", database_url)
+        .env_remove("SOUNDING_JWT_SECRET")
+        .output()
+        .expect("run sounding team create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    printed["apiKey"].as_str().expect("apiKey").to_owned()
+}
+
 /// A `sounding serve` child process, with its output collected line by line.
 pub struct ServerProcess {
     pub child: std::process::Child,

@@ -24,7 +24,7 @@ use diesel::{
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 use sounding_tests::{
-    bin::{sounding_bin, ServerProcess},
+    bin::{create_team_key, ServerProcess},
     pg::{fresh_database, require_postgres},
     receiver::ReservedPort,
     SECRET,
@@ -76,7 +76,7 @@ async fn crash_rounds(engine: &str, database_url: &str, sqlite_file: Option<&Pat
     let mut rng = Rng(seed);
     let key = blocking({
         let url = database_url.to_owned();
-        move || team_key(&url)
+        move || create_team_key(&url, "Crash", "crash")
     })
     .await;
     // Bound but never listening: every delivery attempt is refused and retried.
@@ -934,31 +934,6 @@ fn integrity_check(file: &Path) -> Vec<String> {
 
 // ---------------------------------------------------------------------------------------------
 // Set-up and small helpers
-
-/// The team's API key, from a team made with the binary before the server first starts.
-fn team_key(database_url: &str) -> String {
-    let out = std::process::Command::new(sounding_bin())
-        .args([
-            "team",
-            "create",
-            "--name",
-            "Crash",
-            "--subdomain",
-            "crash",
-            "--json",
-        ])
-        .env("SOUNDING_DATABASE_URL", database_url)
-        .env_remove("SOUNDING_JWT_SECRET")
-        .output()
-        .expect("run sounding team create");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    string(&printed["apiKey"])
-}
 
 async fn start(database_url: &str) -> ServerProcess {
     let url = database_url.to_owned();

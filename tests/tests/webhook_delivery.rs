@@ -12,7 +12,7 @@ use futures_util::future::join_all;
 use serde_json::{json, Value};
 use sounding_server::{Config, Running};
 use sounding_tests::{
-    bin::{sounding_bin, ServerProcess},
+    bin::{create_team_key, ServerProcess},
     engine_cases,
     pg::{fresh_database, require_postgres},
     receiver::{eventually, fast_webhooks, Answer, Hook, Receiver, ReservedPort},
@@ -243,31 +243,6 @@ async fn an_instance_with_webhooks_off_leaves_delivery_to_another(engine: Engine
     other.stop().await;
 }
 
-/// The team's API key, from a team made with the binary before the server first starts.
-fn team_key(database_url: &str) -> String {
-    let out = std::process::Command::new(sounding_bin())
-        .args([
-            "team",
-            "create",
-            "--name",
-            "Crash",
-            "--subdomain",
-            "crash",
-            "--json",
-        ])
-        .env("SOUNDING_DATABASE_URL", database_url)
-        .env_remove("SOUNDING_JWT_SECRET")
-        .output()
-        .expect("run sounding team create");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    printed["apiKey"].as_str().expect("apiKey").to_owned()
-}
-
 async fn post(base: &str, key: &str, op: &str, body: Value) -> Value {
     let response = reqwest::Client::new()
         .post(format!("{base}/v1/{op}"))
@@ -306,7 +281,7 @@ async fn start_binary(database_url: &str) -> ServerProcess {
 async fn events_survive_a_crash(database_url: &str) {
     let key = tokio::task::spawn_blocking({
         let url = database_url.to_owned();
-        move || team_key(&url)
+        move || create_team_key(&url, "Crash", "crash")
     })
     .await
     .unwrap();
