@@ -74,14 +74,7 @@ pub fn run_with(interrupted: &AtomicBool) -> Result<u8> {
 
     let binary = test::release_binary();
     if !binary.exists() {
-        let status = util::run(&mut util::cargo([
-            "build",
-            "--release",
-            "-p",
-            "sounding-server",
-            "--bin",
-            "sounding",
-        ]))?;
+        let status = test::build_release_binary()?;
         if !status.success() {
             return Ok(util::exit_code(status).max(1));
         }

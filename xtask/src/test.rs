@@ -44,14 +44,7 @@ pub fn run(args: &[String]) -> Result<u8> {
 
     // The black-box tests that drive the binary (crash safety, contract fuzzing, the CLI) run
     // the release build: it is what users run, and killing it mid-write is the point.
-    let release = util::run(&mut util::cargo([
-        "build",
-        "--release",
-        "-p",
-        "sounding-server",
-        "--bin",
-        "sounding",
-    ]))?;
+    let release = build_release_binary()?;
     if !release.success() || interrupted.load(Ordering::SeqCst) {
         return Ok(util::exit_code(release).max(1));
     }
@@ -121,6 +114,18 @@ const SKIPPED: &[&str] = &[
     "Install PostgreSQL (Debian: apt-get install postgresql libpq-dev) and",
     "run `cargo xtask test` again for the full suite.",
 ];
+
+/// `cargo build --release --bin sounding`, the binary at [`release_binary`].
+pub fn build_release_binary() -> Result<std::process::ExitStatus> {
+    util::run(&mut util::cargo([
+        "build",
+        "--release",
+        "-p",
+        "sounding-server",
+        "--bin",
+        "sounding",
+    ]))
+}
 
 /// Where `cargo build --release --bin sounding` puts the binary.
 pub fn release_binary() -> std::path::PathBuf {

@@ -30,7 +30,7 @@ use serde_json::json;
 
 use crate::{
     pg::{self, Cluster},
-    util,
+    test, util,
 };
 use http::Client;
 use receiver::Receiver;
@@ -332,7 +332,7 @@ pub fn run(args: &[String]) -> Result<u8> {
         return Ok(util::exit_code(status).max(1));
     }
     let release = util::target_dir().join("release");
-    let server_bin = release.join("sounding");
+    let server_bin = test::release_binary();
     let baseline_bin = release.join("examples").join("bench_baseline");
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
