@@ -20,8 +20,8 @@ pub struct ApiState {
     pub webhook_policy: TargetPolicy,
     /// Resolves webhook target names at subscription.
     pub host_resolver: Arc<dyn HostResolver>,
-    /// Notified after every successful operation, so the webhook worker of this instance
-    /// picks up new outbox events at once instead of at its next poll.
+    /// Wakes this instance's webhook worker for work the store does not announce itself: a
+    /// `redeliver` (new outbox events are announced by the store as they commit).
     pub outbox_signal: Arc<Notify>,
 }
 

@@ -89,7 +89,17 @@ pub fn system_clock() -> Arc<dyn Clock> {
 /// binds `config.bind` (port 0 picks a free port) and spawns the HTTP server on the current
 /// tokio runtime. Returns once the server accepts connections.
 pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Running> {
-    let store = Arc::new(open_store(&config.database_url).await?);
+    // Wakes this instance's webhook worker after each commit that wrote outbox events, so
+    // they go out at once rather than at the next poll.
+    let outbox_signal = Arc::new(Notify::new());
+    let store = Arc::new(
+        open_store(&config.database_url)
+            .await?
+            .on_events_committed({
+                let signal = outbox_signal.clone();
+                Arc::new(move || signal.notify_one())
+            }),
+    );
 
     let secret = match &config.jwt_secret {
         Some(secret) => secret.expose().to_owned(),
@@ -112,7 +122,6 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         .await
         .context("cannot create the default team")?;
 
-    let outbox_signal = Arc::new(Notify::new());
     let state = ApiState {
         store: store.clone() as Arc<dyn Store>,
         clock: clock.clone(),

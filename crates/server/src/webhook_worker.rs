@@ -1,6 +1,6 @@
 //! The webhook worker of one instance: passes of fan-out, lease, send and record
 //! (`sounding_app::automation::dispatch_once`), run back to back while there is work, then
-//! waiting for the in-process signal (a successful operation) or the poll interval — the
+//! waiting for the in-process signal (a commit that wrote outbox events) or the poll interval — the
 //! poll is how deliveries due for a retry, and events written by other instances, are found.
 //!
 //! Stopping lets the pass under way finish (its attempts are bounded by the sender's

@@ -206,7 +206,12 @@ pub(crate) fn build_pool(target: Target, options: &PoolOptions) -> Result<DbPool
         .connection_timeout(options.connect_timeout)
         .error_handler(Box::new(TracingErrors));
     let builder = match engine {
-        Engine::Sqlite => builder.connection_customizer(Box::new(SqlitePragmas)),
+        // A SQLite connection is a file handle in this process: it cannot go stale the way a
+        // socket can, so r2d2's `SELECT 1` on every checkout would only cost a statement per
+        // store call. A connection left broken (failed rollback) is still dropped on return.
+        Engine::Sqlite => builder
+            .connection_customizer(Box::new(SqlitePragmas))
+            .test_on_check_out(false),
         Engine::Postgres => builder,
     };
     builder

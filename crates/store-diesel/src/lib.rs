@@ -10,6 +10,8 @@ mod repos;
 mod schema;
 mod tx;
 
+use std::sync::Arc;
+
 use sounding_domain::ports::{StoreError, StoreResult};
 
 pub use connection::{Engine, PoolOptions};
@@ -29,7 +31,12 @@ pub struct DieselStore {
     write_gate: WriteGate,
     /// What the pool connects to, for `with_own_pool`.
     target: Target,
+    /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
+    events_committed: Option<EventsCommitted>,
 }
+
+/// A callback run after each commit that wrote outbox events.
+pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 
 impl std::fmt::Debug for DieselStore {
     // Never the URL: it may hold a password.
@@ -63,6 +70,7 @@ impl DieselStore {
             engine,
             write_gate: WriteGate::default(),
             target,
+            events_committed: None,
         })
     }
 
@@ -81,7 +89,16 @@ impl DieselStore {
             engine: self.engine,
             write_gate: self.write_gate.clone(),
             target: self.target.clone(),
+            events_committed: self.events_committed.clone(),
         })
+    }
+
+    /// Runs `callback` after every commit of this store that wrote outbox events: the webhook
+    /// worker's wake-up call, so events go out at once without waking it (two write
+    /// transactions on SQLite) for every read.
+    pub fn on_events_committed(mut self, callback: EventsCommitted) -> Self {
+        self.events_committed = Some(callback);
+        self
     }
 
     /// Runs the embedded migrations not yet applied; returns their versions, oldest first.
@@ -118,11 +135,19 @@ impl DieselStore {
     {
         let pool = self.pool.clone();
         let gate = self.write_gate.clone();
+        let events_committed = self.events_committed.clone();
         let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             span.in_scope(|| {
                 let mut conn = pool.get().map_err(DbError::Pool)?;
-                tx::with_write_gate(&gate, || f(&mut conn))
+                let (result, wrote_events) =
+                    repos::outbox::noting_events(|| tx::with_write_gate(&gate, || f(&mut conn)));
+                // Write transactions commit inside `f`. One that wrote events and then rolled
+                // back only costs the worker a pass that finds nothing.
+                if let (true, Some(callback)) = (wrote_events, &events_committed) {
+                    callback();
+                }
+                result
             })
         })
         .await

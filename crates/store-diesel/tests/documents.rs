@@ -75,7 +75,7 @@ async fn document_reads_run_a_constant_number_of_statements(env: Env) {
                 page: PageRequest { limit, offset: 0 },
             };
             let (listed, statements) =
-                statements_of(&marker, store.list_documents(a, &query)).await;
+                statements_of(&[&marker], store.list_documents(a, &query)).await;
             let listed = listed.unwrap();
             assert_eq!((listed.items.len() as i64, listed.total), (limit, 30));
             assert!(listed.items.iter().all(|v| v.reactions.len() == 2));
@@ -90,7 +90,7 @@ async fn document_reads_run_a_constant_number_of_statements(env: Env) {
         }
     }
     let (read, statements) =
-        statements_of(&marker, store.document(a, first.unwrap(), Some(reader))).await;
+        statements_of(&[&marker], store.document(a, first.unwrap(), Some(reader))).await;
     assert_eq!(read.unwrap().unwrap().my_reactions.len(), 2);
     assert_eq!(statements, 3, "row, reactions, mine");
 }

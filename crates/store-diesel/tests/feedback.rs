@@ -37,6 +37,7 @@ on_every_engine!(
     boards_count_their_feedback_and_refuse_deletion_while_they_hold_any,
     comments_are_listed_in_order_with_their_authors,
     follows_are_idempotent_and_in_order,
+    commits_that_wrote_events_are_announced_and_reads_are_not,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -955,4 +956,40 @@ async fn follows_are_idempotent_and_in_order(env: Env) {
         .await
         .unwrap()
         .is_empty());
+}
+
+async fn commits_that_wrote_events_are_announced_and_reads_are_not(env: Env) {
+    use std::sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    };
+    let announced = Arc::new(AtomicUsize::new(0));
+    let store = env.store.as_ref().clone().on_events_committed({
+        let announced = announced.clone();
+        Arc::new(move || {
+            announced.fetch_add(1, Ordering::SeqCst);
+        })
+    });
+    let a = team(&store, "a").await;
+    let jane = subscriber(&store, a, "jane@example.com").await;
+    let before = announced.load(Ordering::SeqCst);
+
+    let f = item(a, jane.id, "Dark Mode", t0());
+    store
+        .insert_feedback(&f, &[event(a, EventKind::NewFeedback)])
+        .await
+        .unwrap();
+    assert_eq!(announced.load(Ordering::SeqCst), before + 1);
+
+    // Reads, and a write without events, wake nobody.
+    store.feedback(a, f.id).await.unwrap().unwrap();
+    store
+        .list_feedback(a, &query(TEAM_ALL, FeedbackSort::Newest))
+        .await
+        .unwrap();
+    store
+        .insert_feedback(&item(a, jane.id, "Quiet", t0()), &[])
+        .await
+        .unwrap();
+    assert_eq!(announced.load(Ordering::SeqCst), before + 1);
 }

@@ -29,11 +29,11 @@ pub mod users;
 use actix_web::{
     body::MessageBody,
     dev::{ServiceFactory, ServiceRequest, ServiceResponse},
-    middleware::{from_fn, Next},
+    middleware::from_fn,
     web, Error, FromRequest, Handler, Responder, Scope,
 };
 
-use crate::{auth::middleware::resolve_caller, openapi, rate_limit, ApiState};
+use crate::{auth::middleware::resolve_caller, openapi, rate_limit};
 
 /// Every operation of the API: its name (the path after the prefix) and what serves it.
 fn operations(cfg: &mut web::ServiceConfig) {
@@ -186,28 +186,9 @@ fn api_scope(
                 .default_service(web::to(fallback::get_only)),
         )
         .default_service(web::to(fallback::unknown_operation))
-        .wrap(from_fn(signal_outbox))
         // The last wrap runs first: authenticate, then count against the caller's bucket.
         .wrap(from_fn(rate_limit::enforce))
         .wrap(from_fn(resolve_caller))
-}
-
-/// After a successful operation, wakes this instance's webhook worker: the operation may have
-/// written outbox events, which are then delivered at once rather than at the next poll.
-async fn signal_outbox(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let signal = req
-        .app_data::<web::Data<ApiState>>()
-        .map(|state| state.outbox_signal.clone());
-    let res = next.call(req).await?;
-    if res.status().is_success() {
-        if let Some(signal) = signal {
-            signal.notify_one();
-        }
-    }
-    Ok(res)
 }
 
 /// Where the operations are served (decisions §1).

@@ -130,7 +130,7 @@ impl AccessStore for DieselStore {
                     .inner_join(team_users::table.on(team_users::id.eq(api_keys::user_id)))
                     .filter(api_keys::key_hash.eq(key_hash))
                     .select((ApiKeyRow::as_select(), team_users::role))
-                    .first::<(ApiKeyRow, String)>(conn)
+                    .get_result::<(ApiKeyRow, String)>(conn)
                     .optional()?;
                 found
                     .map(|(key, user_role)| {
@@ -189,7 +189,7 @@ impl AccessStore for DieselStore {
                     .filter(team_users::team_id.eq(team))
                     .filter(team_users::email.eq(email))
                     .select(UserRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(UserRow::into_domain)
                     .transpose()
@@ -333,7 +333,7 @@ fn load_user(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<T
         .filter(team_users::id.eq(id))
         .filter(team_users::team_id.eq(team))
         .select(UserRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(UserRow::into_domain)
         .transpose()

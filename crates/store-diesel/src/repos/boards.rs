@@ -108,7 +108,7 @@ fn slug_taken(
     if let Some(id) = except {
         query = query.filter(feedback_boards::id.ne(id));
     }
-    Ok(query.first::<String>(conn).optional()?.is_some())
+    Ok(query.get_result::<String>(conn).optional()?.is_some())
 }
 
 /// Whether the team has the board, its row locked until the transaction ends on PostgreSQL
@@ -123,8 +123,8 @@ fn lock_board(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<bool> {
         };
     }
     let found = match conn {
-        DbConnection::Postgresql(inner) => board!().for_update().first::<String>(inner),
-        DbConnection::Sqlite(inner) => board!().first::<String>(inner),
+        DbConnection::Postgresql(inner) => board!().for_update().get_result::<String>(inner),
+        DbConnection::Sqlite(inner) => board!().get_result::<String>(inner),
     }
     .optional()?;
     Ok(found.is_some())
@@ -190,7 +190,7 @@ impl BoardStore for DieselStore {
                     .filter(feedback_boards::id.eq(&id))
                     .filter(feedback_boards::team_id.eq(&team))
                     .select(BoardRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                 else {
                     return Ok(None);
@@ -218,7 +218,7 @@ impl BoardStore for DieselStore {
                 let highest = feedback_boards::table
                     .filter(feedback_boards::team_id.eq(team))
                     .select(max(feedback_boards::position))
-                    .first::<Option<i64>>(conn)?;
+                    .get_result::<Option<i64>>(conn)?;
                 Ok(highest.unwrap_or(0) + 1)
             })
         })
@@ -261,7 +261,7 @@ impl BoardStore for DieselStore {
                 let holds_feedback = feedback::table
                     .filter(feedback::board_id.eq(&id))
                     .select(feedback::id)
-                    .first::<String>(conn)
+                    .get_result::<String>(conn)
                     .optional()?
                     .is_some();
                 if holds_feedback {

@@ -153,7 +153,7 @@ fn read_view(
         .filter(documents::id.eq(id))
         .filter(documents::team_id.eq(team))
         .select(DocumentRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?;
     Ok(match row {
         Some(row) => views(conn, team, vec![row], viewer)?.pop(),
@@ -174,8 +174,8 @@ fn lock_published(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<boo
         };
     }
     let found = match conn {
-        DbConnection::Postgresql(inner) => document!().for_key_share().first::<String>(inner),
-        DbConnection::Sqlite(inner) => document!().first::<String>(inner),
+        DbConnection::Postgresql(inner) => document!().for_key_share().get_result::<String>(inner),
+        DbConnection::Sqlite(inner) => document!().get_result::<String>(inner),
     }
     .optional()?;
     Ok(found.is_some())
@@ -304,8 +304,10 @@ impl DocumentStore for DieselStore {
                     };
                 }
                 let row = match conn {
-                    DbConnection::Postgresql(inner) => document!().for_no_key_update().first(inner),
-                    DbConnection::Sqlite(inner) => document!().first(inner),
+                    DbConnection::Postgresql(inner) => {
+                        document!().for_no_key_update().get_result(inner)
+                    }
+                    DbConnection::Sqlite(inner) => document!().get_result(inner),
                 }
                 .optional()?;
                 let Some(row) = row else {
@@ -374,7 +376,7 @@ impl DocumentStore for DieselStore {
                     .filter(documents::id.eq(&id))
                     .filter(documents::team_id.eq(&team))
                     .select(documents::id)
-                    .first::<String>(conn)
+                    .get_result::<String>(conn)
                     .optional()?;
                 if found.is_none() {
                     return Ok(false);

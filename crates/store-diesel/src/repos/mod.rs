@@ -6,7 +6,7 @@ mod boards;
 mod documents;
 mod feedback;
 mod notifications;
-mod outbox;
+pub(crate) mod outbox;
 mod roadmaps;
 mod settings;
 mod subscriber_admin;

@@ -1,6 +1,8 @@
 //! The transactional outbox: events written in the same transaction as the change that caused
 //! them (`insert_events`), read back per team in the order they were appended.
 
+use std::cell::Cell;
+
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
@@ -53,6 +55,18 @@ impl EventRow {
     }
 }
 
+thread_local! {
+    /// Whether the operation running on this thread (`noting_events`) wrote outbox events.
+    static WROTE_EVENTS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs one store operation and says whether it wrote outbox events (`DieselStore::run`).
+pub(crate) fn noting_events<T>(operation: impl FnOnce() -> T) -> (T, bool) {
+    WROTE_EVENTS.with(|wrote| wrote.set(false));
+    let result = operation();
+    (result, WROTE_EVENTS.with(|wrote| wrote.replace(false)))
+}
+
 /// Writes `events` to the outbox on `conn`. Call it inside the write transaction of the change
 /// the events describe, so both commit or neither does. One row at a time keeps `seq` in the
 /// order given. An event carrying `notify` also writes its followers' notifications.
@@ -72,6 +86,9 @@ pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbR
             .values(&row)
             .execute(conn)?;
         super::notifications::notify_followers(conn, event)?;
+    }
+    if !events.is_empty() {
+        WROTE_EVENTS.with(|wrote| wrote.set(true));
     }
     Ok(())
 }

@@ -161,10 +161,10 @@ fn lock_roadmap(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> Db
     }
     let found = match conn {
         DbConnection::Postgresql(inner) => match lock {
-            Lock::Stages => roadmap!().for_no_key_update().first::<String>(inner),
-            Lock::Delete => roadmap!().for_update().first::<String>(inner),
+            Lock::Stages => roadmap!().for_no_key_update().get_result::<String>(inner),
+            Lock::Delete => roadmap!().for_update().get_result::<String>(inner),
         },
-        DbConnection::Sqlite(inner) => roadmap!().first::<String>(inner),
+        DbConnection::Sqlite(inner) => roadmap!().get_result::<String>(inner),
     }
     .optional()?;
     Ok(found.is_some())
@@ -223,7 +223,7 @@ fn stage_roadmap(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Opti
         .filter(stages::id.eq(id))
         .filter(stages::team_id.eq(team))
         .select(stages::roadmap_id)
-        .first::<String>(conn)
+        .get_result::<String>(conn)
         .optional()?)
 }
 
@@ -276,7 +276,7 @@ impl RoadmapStore for DieselStore {
                     .filter(roadmaps::id.eq(id))
                     .filter(roadmaps::team_id.eq(team))
                     .select(RoadmapRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(RoadmapRow::into_domain)
                     .transpose()
@@ -415,7 +415,7 @@ impl RoadmapStore for DieselStore {
                     .filter(stages::id.eq(&id))
                     .filter(stages::team_id.eq(&team))
                     .select(StageRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                 else {
                     return Ok(None);
@@ -460,7 +460,7 @@ impl RoadmapStore for DieselStore {
                 stages::table
                     .find(&id)
                     .select(StageRow::as_select())
-                    .first(conn)?
+                    .get_result(conn)?
                     .into_domain()
                     .map(Some)
             })
@@ -488,8 +488,10 @@ impl RoadmapStore for DieselStore {
                     };
                 }
                 let still_there = match conn {
-                    DbConnection::Postgresql(inner) => stage!().for_update().first::<String>(inner),
-                    DbConnection::Sqlite(inner) => stage!().first::<String>(inner),
+                    DbConnection::Postgresql(inner) => {
+                        stage!().for_update().get_result::<String>(inner)
+                    }
+                    DbConnection::Sqlite(inner) => stage!().get_result::<String>(inner),
                 }
                 .optional()?
                 .is_some();

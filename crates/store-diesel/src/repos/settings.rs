@@ -33,7 +33,7 @@ impl SettingsStore for DieselStore {
                 let value = settings::table
                     .find(&row.name)
                     .select(settings::value)
-                    .first::<String>(conn)?;
+                    .get_result::<String>(conn)?;
                 Ok(value)
             })
         })

@@ -41,8 +41,8 @@ pub(crate) fn lock_live(
         };
     }
     let row = match conn {
-        DbConnection::Postgresql(inner) => live!().for_update().first(inner).optional()?,
-        DbConnection::Sqlite(inner) => live!().first(inner).optional()?,
+        DbConnection::Postgresql(inner) => live!().for_update().get_result(inner).optional()?,
+        DbConnection::Sqlite(inner) => live!().get_result(inner).optional()?,
     };
     row.map(SubscriberRow::into_domain).transpose()
 }
@@ -53,7 +53,7 @@ pub(crate) fn live(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Op
         .filter(subscribers::team_id.eq(team))
         .filter(subscribers::deleted_at.is_null())
         .select(SubscriberRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(SubscriberRow::into_domain)
         .transpose()
@@ -84,7 +84,7 @@ pub(crate) fn list(
             q
         }};
     }
-    let total: i64 = scoped!().select(count_star()).first(conn)?;
+    let total: i64 = scoped!().select(count_star()).get_result(conn)?;
     let mut page = scoped!().select(SubscriberRow::as_select());
     page = match query.sort {
         SubscriberSort::CreatedAt => {

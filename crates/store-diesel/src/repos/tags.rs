@@ -76,17 +76,26 @@ pub(crate) fn tags_of_items<'a>(
     if items.is_empty() {
         return Ok(HashMap::new());
     }
-    let rows: Vec<(String, String, String, String)> = feedback_tags::table
+    let columns = (
+        feedback_tags::feedback_id,
+        tags::id,
+        tags::name,
+        tags::color,
+    );
+    let in_team = feedback_tags::table
         .inner_join(tags::table)
-        .filter(feedback_tags::team_id.eq(team))
-        .filter(feedback_tags::feedback_id.eq_any(items))
-        .select((
-            feedback_tags::feedback_id,
-            tags::id,
-            tags::name,
-            tags::color,
-        ))
-        .load(conn)?;
+        .filter(feedback_tags::team_id.eq(team));
+    // One item: `=`, kept prepared (see `subscribers_by_id`).
+    let rows: Vec<(String, String, String, String)> = match items.as_slice() {
+        [item] => in_team
+            .filter(feedback_tags::feedback_id.eq(*item))
+            .select(columns)
+            .load(conn)?,
+        _ => in_team
+            .filter(feedback_tags::feedback_id.eq_any(items))
+            .select(columns)
+            .load(conn)?,
+    };
     let mut by_item: HashMap<String, Vec<TagRef>> = HashMap::new();
     for (item, id, name, color) in rows {
         by_item.entry(item).or_default().push(TagRef {
@@ -167,7 +176,7 @@ impl TagStore for DieselStore {
                     .filter(tags::id.eq(id))
                     .filter(tags::team_id.eq(team))
                     .select(TagRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(TagRow::into_domain)
                     .transpose()

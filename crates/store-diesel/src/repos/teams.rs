@@ -67,11 +67,10 @@ impl TeamStore for DieselStore {
     async fn any_team(&self) -> StoreResult<bool> {
         self.run(|conn| {
             read(conn, |conn| {
-                let one = teams::table
-                    .select(teams::id)
-                    .first::<String>(conn)
-                    .optional()?;
-                Ok(one.is_some())
+                Ok(
+                    diesel::select(diesel::dsl::exists(teams::table.select(teams::id)))
+                        .get_result::<bool>(conn)?,
+                )
             })
         })
         .await
@@ -106,7 +105,7 @@ impl TeamStore for DieselStore {
                 teams::table
                     .find(id)
                     .select(TeamRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(TeamRow::into_domain)
                     .transpose()
@@ -122,7 +121,7 @@ impl TeamStore for DieselStore {
                 teams::table
                     .filter(teams::subdomain.eq(subdomain))
                     .select(TeamRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(TeamRow::into_domain)
                     .transpose()

@@ -5,10 +5,7 @@
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::sync::{Arc, Mutex};
 
 use diesel::{
     connection::{Instrumentation, InstrumentationEvent},
@@ -181,21 +178,27 @@ pub async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
     team.id
 }
 
-/// Strings being watched, and how many statements mentioned each (in their SQL or binds).
-static WATCHED: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+/// Watches under way: the strings each watches for, and how many statements mentioned one.
+static WATCHED: Mutex<Vec<Watch>> = Mutex::new(Vec::new());
+
+struct Watch {
+    markers: Vec<String>,
+    statements: usize,
+}
 
 /// Every connection's instrumentation (install it with `set_default_instrumentation` before any
-/// store connects): counts the statements that mention a watched string (a team id: every
-/// statement of a list binds its team), whichever test's store runs them.
+/// store connects): counts, for each watch, the statements that mention one of its strings (in
+/// their SQL or binds; a team id is bound by every statement that filters by team), whichever
+/// test's store runs them.
 pub fn statement_counter() -> Option<Box<dyn Instrumentation>> {
     Some(Box::new(|event: InstrumentationEvent<'_>| {
         if let InstrumentationEvent::StartQuery { query, .. } = event {
             let mut watched = WATCHED.lock().unwrap();
-            if let Some(watched) = watched.as_mut().filter(|w| !w.is_empty()) {
+            if !watched.is_empty() {
                 let text = query.to_string();
-                for (marker, count) in watched.iter_mut() {
-                    if text.contains(marker.as_str()) {
-                        *count += 1;
+                for watch in watched.iter_mut() {
+                    if watch.markers.iter().any(|m| text.contains(m.as_str())) {
+                        watch.statements += 1;
                     }
                 }
             }
@@ -203,19 +206,17 @@ pub fn statement_counter() -> Option<Box<dyn Instrumentation>> {
     }))
 }
 
-/// Runs `f` and returns how many statements mentioning `marker` ran meanwhile.
-pub async fn statements_of<F: std::future::Future>(marker: &str, f: F) -> (F::Output, usize) {
-    WATCHED
-        .lock()
-        .unwrap()
-        .get_or_insert_with(HashMap::new)
-        .insert(marker.to_owned(), 0);
+/// Runs `f` and returns how many statements mentioning any of `markers` ran meanwhile (the
+/// first marker must be unique to the caller: a team id).
+pub async fn statements_of<F: std::future::Future>(markers: &[&str], f: F) -> (F::Output, usize) {
+    let key = markers[0].to_owned();
+    WATCHED.lock().unwrap().push(Watch {
+        markers: markers.iter().map(|m| (*m).to_owned()).collect(),
+        statements: 0,
+    });
     let output = f.await;
-    let count = WATCHED
-        .lock()
-        .unwrap()
-        .as_mut()
-        .and_then(|w| w.remove(marker))
-        .unwrap();
+    let mut watched = WATCHED.lock().unwrap();
+    let at = watched.iter().position(|w| w.markers[0] == key).unwrap();
+    let count = watched.remove(at).statements;
     (output, count)
 }

@@ -64,7 +64,7 @@ fn archived(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<bo
         .filter(feedback::id.eq(id))
         .filter(feedback::team_id.eq(team))
         .select(feedback::archived_at.is_not_null())
-        .first::<bool>(conn)
+        .get_result::<bool>(conn)
         .optional()?)
 }
 

@@ -59,11 +59,11 @@ fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbRes
     }
     let found = match conn {
         DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => item!().for_key_share().first::<i64>(inner),
-            Lock::Update => item!().for_no_key_update().first::<i64>(inner),
-            Lock::Delete => item!().for_update().first::<i64>(inner),
+            Lock::KeyShare => item!().for_key_share().get_result::<i64>(inner),
+            Lock::Update => item!().for_no_key_update().get_result::<i64>(inner),
+            Lock::Delete => item!().for_update().get_result::<i64>(inner),
         },
-        DbConnection::Sqlite(inner) => item!().first::<i64>(inner),
+        DbConnection::Sqlite(inner) => item!().get_result::<i64>(inner),
     }
     .optional()?;
     Ok(found)
@@ -89,8 +89,8 @@ fn read_view(conn: &mut DbConnection, team: &str, key: Key) -> DbResult<Option<F
         .filter(feedback::team_id.eq(team))
         .select(FeedbackRow::as_select());
     let row = match key {
-        Key::Id(id) => in_team.filter(feedback::id.eq(id)).first(conn),
-        Key::UrlId(url_id) => in_team.filter(feedback::url_id.eq(url_id)).first(conn),
+        Key::Id(id) => in_team.filter(feedback::id.eq(id)).get_result(conn),
+        Key::UrlId(url_id) => in_team.filter(feedback::url_id.eq(url_id)).get_result(conn),
     }
     .optional()?;
     Ok(match row {
@@ -289,7 +289,7 @@ impl FeedbackStore for DieselStore {
                     .filter(feedback::id.eq(&id))
                     .filter(feedback::team_id.eq(&team))
                     .select(feedback::vote_count)
-                    .first::<i64>(conn)
+                    .get_result::<i64>(conn)
                     .optional()?
                 else {
                     return Ok(None);
@@ -299,7 +299,7 @@ impl FeedbackStore for DieselStore {
                         .filter(feedback_votes::feedback_id.eq(&id))
                         .filter(feedback_votes::subscriber_id.eq(subscriber))
                         .select(VoteRow::as_select())
-                        .first(conn)
+                        .get_result(conn)
                         .optional()?
                         .map(VoteRow::into_domain)
                         .transpose()?,

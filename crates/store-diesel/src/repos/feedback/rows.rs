@@ -239,7 +239,8 @@ pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<(
     Ok(())
 }
 
-/// The team's boards among `ids` as shown with an item, by id, in one query.
+/// The team's boards among `ids` as shown with an item, by id, in one query (by primary key,
+/// the team checked on the rows: see `subscribers_by_id`).
 fn boards_by_id<'a>(
     conn: &mut DbConnection,
     team: &str,
@@ -253,18 +254,28 @@ fn boards_by_id<'a>(
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    feedback_boards::table
-        .filter(feedback_boards::team_id.eq(team))
-        .filter(feedback_boards::id.eq_any(ids))
-        .select((
-            feedback_boards::id,
-            feedback_boards::name,
-            feedback_boards::slug,
-            feedback_boards::is_public,
-        ))
-        .load::<(String, String, String, bool)>(conn)?
-        .into_iter()
-        .map(|(id, name, slug, is_public)| {
+    let columns = (
+        feedback_boards::id,
+        feedback_boards::team_id,
+        feedback_boards::name,
+        feedback_boards::slug,
+        feedback_boards::is_public,
+    );
+    type Columns = (String, String, String, String, bool);
+    // One id: `=`, kept prepared (see `subscribers_by_id`).
+    let rows: Vec<Columns> = match ids.as_slice() {
+        [id] => feedback_boards::table
+            .filter(feedback_boards::id.eq(*id))
+            .select(columns)
+            .load(conn)?,
+        _ => feedback_boards::table
+            .filter(feedback_boards::id.eq_any(ids))
+            .select(columns)
+            .load(conn)?,
+    };
+    rows.into_iter()
+        .filter(|(_, board_team, ..)| board_team == team)
+        .map(|(id, _, name, slug, is_public)| {
             let board = BoardRef {
                 id: parse_id("feedback_boards.id", &id)?,
                 name,

@@ -67,11 +67,11 @@ fn lock_topic(
     }
     let found = match conn {
         DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => topic!().for_key_share().first::<(i64, i64)>(inner),
-            Lock::Update => topic!().for_no_key_update().first::<(i64, i64)>(inner),
-            Lock::Delete => topic!().for_update().first::<(i64, i64)>(inner),
+            Lock::KeyShare => topic!().for_key_share().get_result::<(i64, i64)>(inner),
+            Lock::Update => topic!().for_no_key_update().get_result::<(i64, i64)>(inner),
+            Lock::Delete => topic!().for_update().get_result::<(i64, i64)>(inner),
         },
-        DbConnection::Sqlite(inner) => topic!().first::<(i64, i64)>(inner),
+        DbConnection::Sqlite(inner) => topic!().get_result::<(i64, i64)>(inner),
     }
     .optional()?;
     Ok(found)
@@ -100,7 +100,7 @@ pub(super) fn any_topic(conn: &mut DbConnection, which: TopicsOf<'_>) -> DbResul
         TopicsOf::Stage(stage) => topics::table
             .filter(topics::stage_id.eq(stage))
             .select(topics::id)
-            .first::<String>(conn)
+            .get_result::<String>(conn)
             .optional()?,
         TopicsOf::Roadmap(roadmap) => topics::table
             .filter(
@@ -111,7 +111,7 @@ pub(super) fn any_topic(conn: &mut DbConnection, which: TopicsOf<'_>) -> DbResul
                 )),
             )
             .select(topics::id)
-            .first::<String>(conn)
+            .get_result::<String>(conn)
             .optional()?,
     };
     Ok(found.is_some())
@@ -165,8 +165,8 @@ fn read_view(conn: &mut DbConnection, team: &str, key: Key) -> DbResult<Option<T
         .filter(topics::team_id.eq(team))
         .select(TopicRow::as_select());
     let row = match key {
-        Key::Id(id) => in_team.filter(topics::id.eq(id)).first(conn),
-        Key::UrlId(url_id) => in_team.filter(topics::url_id.eq(url_id)).first(conn),
+        Key::Id(id) => in_team.filter(topics::id.eq(id)).get_result(conn),
+        Key::UrlId(url_id) => in_team.filter(topics::url_id.eq(url_id)).get_result(conn),
     }
     .optional()?;
     Ok(match row {
@@ -414,7 +414,7 @@ impl TopicStore for DieselStore {
                     .filter(topics::id.eq(&id))
                     .filter(topics::team_id.eq(&team))
                     .select(topics::vote_count)
-                    .first::<i64>(conn)
+                    .get_result::<i64>(conn)
                     .optional()?
                 else {
                     return Ok(None);
@@ -424,7 +424,7 @@ impl TopicStore for DieselStore {
                         .filter(topic_votes::topic_id.eq(&id))
                         .filter(topic_votes::creator_id.eq(subscriber))
                         .select(topic_votes::id)
-                        .first::<String>(conn)
+                        .get_result::<String>(conn)
                         .optional()?
                         .is_some(),
                     None => false,
@@ -481,7 +481,7 @@ impl TopicStore for DieselStore {
                     .filter(topic_comments::id.eq(id))
                     .filter(topic_comments::team_id.eq(team))
                     .select(CommentRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(CommentRow::into_domain)
                     .transpose()

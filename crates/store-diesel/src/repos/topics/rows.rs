@@ -262,7 +262,8 @@ fn stages_by_id<'a>(
         .collect()
 }
 
-/// The team's topics among `ids` as shown with a comment, by id, in one query.
+/// The team's topics among `ids` as shown with a comment, by id, in one query (by primary
+/// key, the team checked on the rows: see `subscribers_by_id`).
 pub(super) fn topic_refs_by_id<'a>(
     conn: &mut DbConnection,
     team: &str,
@@ -273,12 +274,12 @@ pub(super) fn topic_refs_by_id<'a>(
         return Ok(HashMap::new());
     }
     topics::table
-        .filter(topics::team_id.eq(team))
         .filter(topics::id.eq_any(ids))
-        .select((topics::id, topics::title, topics::url_id))
-        .load::<(String, String, String)>(conn)?
+        .select((topics::id, topics::team_id, topics::title, topics::url_id))
+        .load::<(String, String, String, String)>(conn)?
         .into_iter()
-        .map(|(id, title, url_id)| {
+        .filter(|(_, topic_team, ..)| topic_team == team)
+        .map(|(id, _, title, url_id)| {
             let topic = TopicRef {
                 id: parse_id("topics.id", &id)?,
                 title,

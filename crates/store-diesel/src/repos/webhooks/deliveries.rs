@@ -93,10 +93,10 @@ pub(super) fn lock_webhook(conn: &mut DbConnection, id: &str, lock: Lock) -> DbR
     }
     let found = match conn {
         DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => webhook!().for_key_share().first::<String>(inner),
-            Lock::Update => webhook!().for_update().first::<String>(inner),
+            Lock::KeyShare => webhook!().for_key_share().get_result::<String>(inner),
+            Lock::Update => webhook!().for_update().get_result::<String>(inner),
         },
-        DbConnection::Sqlite(inner) => webhook!().first::<String>(inner),
+        DbConnection::Sqlite(inner) => webhook!().get_result::<String>(inner),
     }
     .optional()?;
     Ok(found.is_some())
@@ -404,7 +404,7 @@ pub(super) fn record(
         let webhook = webhook_deliveries::table
             .find(id)
             .select(webhook_deliveries::webhook_id)
-            .first::<String>(conn)
+            .get_result::<String>(conn)
             .optional()?;
         if let Some(webhook) = webhook {
             lock_webhook(conn, &webhook, Lock::Update)?;
@@ -491,7 +491,7 @@ pub(super) fn redeliver(
         .filter(webhook_deliveries::id.eq(id))
         .filter(webhook_deliveries::team_id.eq(team))
         .select(webhook_deliveries::webhook_id)
-        .first::<String>(conn)
+        .get_result::<String>(conn)
         .optional()?;
     let Some(webhook) = webhook else {
         return Ok(false);
@@ -514,8 +514,8 @@ pub(super) fn redeliver(
     }
     type LeaseTuple = (Option<String>, Option<PrimitiveDateTime>);
     let lease = match conn {
-        DbConnection::Postgresql(inner) => lease_of!().for_update().first::<LeaseTuple>(inner),
-        DbConnection::Sqlite(inner) => lease_of!().first::<LeaseTuple>(inner),
+        DbConnection::Postgresql(inner) => lease_of!().for_update().get_result::<LeaseTuple>(inner),
+        DbConnection::Sqlite(inner) => lease_of!().get_result::<LeaseTuple>(inner),
     }
     .optional()?;
     let Some((owner, until)) = lease else {

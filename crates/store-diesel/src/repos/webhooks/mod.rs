@@ -72,7 +72,7 @@ impl WebhookStore for DieselStore {
                     .filter(webhooks::id.eq(id))
                     .filter(webhooks::team_id.eq(team))
                     .select(WebhookRow::as_select())
-                    .first(conn)
+                    .get_result(conn)
                     .optional()?
                     .map(WebhookRow::into_domain)
                     .transpose()
