@@ -60,6 +60,9 @@ impl WebhookWorker {
     }
 }
 
+/// How long a woken worker waits for more events before its pass.
+const COALESCE: Duration = Duration::from_millis(5);
+
 async fn run(
     store: Arc<dyn Store>,
     sender: Arc<dyn WebhookSender>,
@@ -90,7 +93,12 @@ async fn run(
             continue;
         }
         tokio::select! {
-            () = signal.notified() => {}
+            () = signal.notified() => {
+                // Under steady writes signals come faster than passes: gathering a few
+                // milliseconds of events makes one pass (two short transactions) serve them
+                // all instead of one each, at the cost of that much delivery lag.
+                tokio::time::sleep(COALESCE).await;
+            }
             () = tokio::time::sleep(poll) => {}
             _ = stopped.changed() => {}
         }

@@ -50,14 +50,18 @@ impl DispatchOptions {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DispatchReport {
     pub fanned_out: usize,
+    /// Whether the fan-out took a full batch, so more events may be waiting.
+    pub fan_out_full: bool,
     pub attempted: usize,
     pub delivered: usize,
 }
 
 impl DispatchReport {
-    /// Whether the pass found work (another pass may find more).
+    /// Whether another pass right away may find more: events beyond a full fan-out batch, or
+    /// deliveries beyond this pass's attempts. Deliveries a fan-out creates are leased by the
+    /// same pass, so a partial fan-out alone leaves nothing behind.
     pub fn busy(&self) -> bool {
-        self.fanned_out > 0 || self.attempted > 0
+        self.fan_out_full || self.attempted > 0
     }
 }
 
@@ -82,6 +86,7 @@ pub async fn dispatch_once(
     let results = join_all(attempts).await;
     let mut report = DispatchReport {
         fanned_out,
+        fan_out_full: i64::try_from(fanned_out).unwrap_or(i64::MAX) >= options.fan_out_batch,
         attempted: leased.len(),
         delivered: 0,
     };
@@ -349,9 +354,26 @@ mod tests {
             report,
             DispatchReport {
                 fanned_out: 3,
+                fan_out_full: false,
                 attempted: 1,
                 delivered: 0
             }
         );
+    }
+
+    #[test]
+    fn only_a_full_fan_out_or_attempts_call_for_another_pass_at_once() {
+        let report = |fanned_out, fan_out_full, attempted| DispatchReport {
+            fanned_out,
+            fan_out_full,
+            attempted,
+            delivered: 0,
+        };
+        assert!(!report(0, false, 0).busy());
+        // Under steady writes every pass fans out a few events: waiting for the next signal,
+        // not spinning, is what keeps the worker off the write lock.
+        assert!(!report(3, false, 0).busy());
+        assert!(report(500, true, 0).busy());
+        assert!(report(0, false, 1).busy());
     }
 }

@@ -291,6 +291,29 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
     Ok(batch.len())
 }
 
+/// Whether any delivery is due and free to lease, read without the write lock: under steady
+/// writes most passes find none, and on SQLite `lease`'s write transaction would queue behind
+/// the clients' writes for nothing. Same condition as `lease`, through the same index.
+pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool> {
+    #[derive(diesel::QueryableByName)]
+    struct Due {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let now = to_db_time(now);
+    let mut due = RawSql::for_connection(conn);
+    due.push(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries d \
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ",
+    )
+    .param(Param::Timestamp(now))
+    .push(" AND (d.lease_until IS NULL OR d.lease_until <= ")
+    .param(Param::Timestamp(now))
+    .push(") LIMIT 1) due");
+    let found: Vec<Due> = due.load(conn)?;
+    Ok(found.first().is_some_and(|due| due.n > 0))
+}
+
 /// Leases up to `limit` due deliveries whose lease is free or expired to `owner` until
 /// `now + lease_seconds`, with their bodies and secrets. A delivery whose subscription is gone
 /// ends `failed` instead (or whose event is: nothing left to send).

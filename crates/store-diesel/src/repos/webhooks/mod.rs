@@ -119,6 +119,9 @@ impl WebhookStore for DieselStore {
     ) -> StoreResult<Vec<LeasedDelivery>> {
         let owner = owner.to_owned();
         self.run(move |conn| {
+            if !read(conn, |conn| deliveries::any_due(conn, now))? {
+                return Ok(Vec::new());
+            }
             worker_tx(conn, |conn| {
                 deliveries::lease(conn, &owner, now, lease_seconds, limit)
             })
