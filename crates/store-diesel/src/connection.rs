@@ -166,7 +166,9 @@ PRAGMA foreign_keys = ON;
 PRAGMA journal_size_limit = 67108864;";
 
 #[derive(Debug)]
-struct SqlitePragmas;
+struct SqlitePragmas {
+    access: Access,
+}
 
 impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), r2d2::Error> {
@@ -174,9 +176,23 @@ impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
             inner
                 .batch_execute(SQLITE_PRAGMAS)
                 .map_err(r2d2::Error::QueryError)?;
+            if self.access == Access::ReadOnly {
+                inner
+                    .batch_execute("PRAGMA query_only = ON")
+                    .map_err(r2d2::Error::QueryError)?;
+            }
         }
         Ok(())
     }
+}
+
+/// What a pool's connections may do. A read-only SQLite pool serves the reads run on the
+/// caller's thread (`DieselStore::run_read`): `query_only` makes a write that strays there
+/// fail at once instead of queueing for the write lock on an event loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    ReadWrite,
+    ReadOnly,
 }
 
 /// Sends the pool's background connection failures to `tracing` (r2d2 would use `log`).
@@ -191,7 +207,11 @@ impl HandleError<r2d2::Error> for TracingErrors {
 
 pub(crate) type DbPool = Pool<Manager>;
 
-pub(crate) fn build_pool(target: Target, options: &PoolOptions) -> Result<DbPool, ConnectError> {
+pub(crate) fn build_pool(
+    target: Target,
+    options: &PoolOptions,
+    access: Access,
+) -> Result<DbPool, ConnectError> {
     if options.max_connections == 0 {
         return Err(ConnectError::EmptyPool);
     }
@@ -210,7 +230,7 @@ pub(crate) fn build_pool(target: Target, options: &PoolOptions) -> Result<DbPool
         // socket can, so r2d2's `SELECT 1` on every checkout would only cost a statement per
         // store call. A connection left broken (failed rollback) is still dropped on return.
         Engine::Sqlite => builder
-            .connection_customizer(Box::new(SqlitePragmas))
+            .connection_customizer(Box::new(SqlitePragmas { access }))
             .test_on_check_out(false),
         Engine::Postgres => builder,
     };
@@ -304,7 +324,12 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.db").display().to_string();
-        let pool = build_pool(Target::Sqlite(path), &PoolOptions::default()).unwrap();
+        let pool = build_pool(
+            Target::Sqlite(path),
+            &PoolOptions::default(),
+            Access::ReadWrite,
+        )
+        .unwrap();
         // Two connections at once, so the second is a fresh one too.
         let mut first = pool.get().unwrap();
         let mut second = pool.get().unwrap();

@@ -17,7 +17,7 @@ use sounding_domain::ports::{StoreError, StoreResult};
 pub use connection::{Engine, PoolOptions};
 pub use error::ConnectError;
 
-use connection::{DbConnection, DbPool, Target};
+use connection::{Access, DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
 use tx::WriteGate;
 
@@ -26,6 +26,9 @@ use tx::WriteGate;
 #[derive(Clone)]
 pub struct DieselStore {
     pool: DbPool,
+    /// SQLite only: read-only connections for `run_read`, apart from the pool, whose
+    /// connections may all be held by writers queueing for the write lock.
+    readers: Option<DbPool>,
     engine: Engine,
     /// Where this database's SQLite writers queue (see `tx::WriteGate`).
     write_gate: WriteGate,
@@ -63,10 +66,19 @@ impl DieselStore {
     ) -> Result<DieselStore, ConnectError> {
         let target = Target::parse(database_url)?;
         let engine = target.engine();
-        let pool = connection::build_pool(target.clone(), &options)?;
+        let pool = connection::build_pool(target.clone(), &options, Access::ReadWrite)?;
+        let readers = match engine {
+            Engine::Sqlite => Some(connection::build_pool(
+                target.clone(),
+                &options,
+                Access::ReadOnly,
+            )?),
+            Engine::Postgres => None,
+        };
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
         Ok(DieselStore {
             pool,
+            readers,
             engine,
             write_gate: WriteGate::default(),
             target,
@@ -85,7 +97,8 @@ impl DieselStore {
             ..PoolOptions::default()
         };
         Ok(DieselStore {
-            pool: connection::build_pool(self.target.clone(), &options)?,
+            pool: connection::build_pool(self.target.clone(), &options, Access::ReadWrite)?,
+            readers: self.readers.clone(),
             engine: self.engine,
             write_gate: self.write_gate.clone(),
             target: self.target.clone(),
@@ -152,14 +165,39 @@ impl DieselStore {
         })
         .await
         .unwrap_or_else(|e| Err(DbError::Task(format!("storage task failed: {e}"))))
-        .map_err(|e| {
-            let error = StoreError::from(e);
-            if !matches!(error, StoreError::Conflict(_)) {
-                tracing::warn!(%error, "storage operation failed");
-            }
-            error
-        })
+        .map_err(failed)
     }
+
+    /// Runs a read (`f` must only read: on SQLite its connection refuses writes). On SQLite it
+    /// runs right here on the caller's thread, with a connection of `readers`: a read in WAL
+    /// mode never waits for a lock, and handing it to the blocking pool and back cost more
+    /// than most reads (two thread switches per store call, ~20 % of `public/feedbacks.info`'s
+    /// CPU; docs/benchmarks.md). The price is that a slow read holds up the other requests
+    /// of its HTTP worker meanwhile (one worker per core). PostgreSQL reads are round trips
+    /// to a server and stay on the blocking pool.
+    async fn run_read<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
+        match &self.readers {
+            Some(readers) => readers
+                .get()
+                .map_err(DbError::Pool)
+                .and_then(|mut conn| f(&mut conn))
+                .map_err(failed),
+            None => self.run(f).await,
+        }
+    }
+}
+
+/// A store error as the ports report it, logged unless it is a conflict (a client's doing).
+fn failed(error: DbError) -> StoreError {
+    let error = StoreError::from(error);
+    if !matches!(error, StoreError::Conflict(_)) {
+        tracing::warn!(%error, "storage operation failed");
+    }
+    error
 }
 
 #[cfg(test)]
@@ -175,5 +213,27 @@ mod tests {
         let other = DieselStore::connect(&url("two.db")).unwrap();
         assert!(worker.write_gate.same_as(&store.write_gate));
         assert!(!other.write_gate.same_as(&store.write_gate));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn sqlite_reads_run_on_read_only_connections() {
+        use diesel::RunQueryDsl;
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            DieselStore::connect(&format!("sqlite://{}/r.db", dir.path().display())).unwrap();
+        store.migrate().await.unwrap();
+        let read = store
+            .run_read(|conn| Ok(diesel::sql_query("SELECT 1").execute(conn)?))
+            .await;
+        assert!(read.is_ok(), "{read:?}");
+        // A write that strays into a read fails instead of queueing for the write lock.
+        let stray = store
+            .run_read(|conn| Ok(diesel::sql_query("CREATE TABLE stray (a INTEGER)").execute(conn)?))
+            .await;
+        assert!(stray.is_err(), "{stray:?}");
+        let written = store
+            .run(|conn| Ok(diesel::sql_query("CREATE TABLE fine (a INTEGER)").execute(conn)?))
+            .await;
+        assert!(written.is_ok(), "{written:?}");
     }
 }

@@ -123,7 +123,7 @@ impl AccessStore for DieselStore {
 
     async fn api_key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKeyGrant>> {
         let key_hash = key_hash.to_owned();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 // The inner join also hides a key whose user is gone, as the in-memory store does.
                 let found = api_keys::table
@@ -158,7 +158,7 @@ impl AccessStore for DieselStore {
 
     async fn users(&self, team: TeamId) -> StoreResult<Vec<TeamUser>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 // Owners first, then admins, then members (`Role`'s order, highest first).
                 let rank = case_when::<_, _, BigInt>(team_users::role.eq("owner"), 0_i64)
@@ -183,7 +183,7 @@ impl AccessStore for DieselStore {
 
     async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>> {
         let (team, email) = (team.to_string(), email.to_owned());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 team_users::table
                     .filter(team_users::team_id.eq(team))
@@ -213,7 +213,7 @@ impl AccessStore for DieselStore {
 
     async fn user(&self, team: TeamId, id: UserId) -> StoreResult<Option<TeamUser>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| read(conn, |conn| load_user(conn, &team, &id)))
+        self.run_read(move |conn| read(conn, |conn| load_user(conn, &team, &id)))
             .await
     }
 
@@ -266,7 +266,7 @@ impl AccessStore for DieselStore {
 
     async fn api_keys(&self, team: TeamId) -> StoreResult<Vec<ApiKey>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 api_keys::table
                     .filter(api_keys::team_id.eq(team))

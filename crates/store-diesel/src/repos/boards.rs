@@ -148,7 +148,7 @@ impl BoardStore for DieselStore {
 
     async fn boards(&self, team: TeamId, public_only: bool) -> StoreResult<Vec<BoardView>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let mut query = feedback_boards::table
                     .filter(feedback_boards::team_id.eq(&team))
@@ -184,7 +184,7 @@ impl BoardStore for DieselStore {
 
     async fn board(&self, team: TeamId, id: BoardId) -> StoreResult<Option<BoardView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let Some(row) = feedback_boards::table
                     .filter(feedback_boards::id.eq(&id))
@@ -207,13 +207,13 @@ impl BoardStore for DieselStore {
 
     async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool> {
         let (team, slug) = (team.to_string(), slug.to_owned());
-        self.run(move |conn| read(conn, |conn| slug_taken(conn, &team, &slug, None)))
+        self.run_read(move |conn| read(conn, |conn| slug_taken(conn, &team, &slug, None)))
             .await
     }
 
     async fn next_board_order(&self, team: TeamId) -> StoreResult<i64> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let highest = feedback_boards::table
                     .filter(feedback_boards::team_id.eq(team))

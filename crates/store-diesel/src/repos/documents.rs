@@ -278,7 +278,7 @@ impl DocumentStore for DieselStore {
     ) -> StoreResult<Option<DocumentView>> {
         let (team, id) = (team.to_string(), id.to_string());
         let viewer = viewer.map(|v| v.to_string());
-        self.run(move |conn| read(conn, |conn| read_view(conn, &team, &id, viewer.as_deref())))
+        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, &id, viewer.as_deref())))
             .await
     }
 
@@ -399,7 +399,7 @@ impl DocumentStore for DieselStore {
         query: &DocumentQuery,
     ) -> StoreResult<Paged<DocumentView>> {
         let (team, query) = (team.to_string(), query.clone());
-        self.run(move |conn| read(conn, |conn| list(conn, &team, &query)))
+        self.run_read(move |conn| read(conn, |conn| list(conn, &team, &query)))
             .await
     }
 

@@ -213,7 +213,7 @@ impl NotificationStore for DieselStore {
         query: &NotificationQuery,
     ) -> StoreResult<NotificationPage> {
         let (team, subscriber, query) = (team.to_string(), subscriber.to_string(), *query);
-        self.run(move |conn| read(conn, |conn| page(conn, &team, &subscriber, &query)))
+        self.run_read(move |conn| read(conn, |conn| page(conn, &team, &subscriber, &query)))
             .await
     }
 

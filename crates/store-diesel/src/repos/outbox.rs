@@ -103,7 +103,7 @@ impl OutboxStore for DieselStore {
 
     async fn events(&self, team: TeamId) -> StoreResult<Vec<StoredEvent>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 outbox_events::table
                     .filter(outbox_events::team_id.eq(team))

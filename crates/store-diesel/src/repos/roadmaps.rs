@@ -253,7 +253,7 @@ impl RoadmapStore for DieselStore {
 
     async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 roadmaps::table
                     .filter(roadmaps::team_id.eq(team))
@@ -270,7 +270,7 @@ impl RoadmapStore for DieselStore {
 
     async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 roadmaps::table
                     .filter(roadmaps::id.eq(id))
@@ -364,7 +364,7 @@ impl RoadmapStore for DieselStore {
         include_private: bool,
     ) -> StoreResult<Vec<StageView>> {
         let (team, roadmap) = (team.to_string(), roadmap.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let mut query = stages::table
                     .filter(stages::roadmap_id.eq(&roadmap))
@@ -409,7 +409,7 @@ impl RoadmapStore for DieselStore {
 
     async fn stage(&self, team: TeamId, id: StageId) -> StoreResult<Option<StageView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let Some(row) = stages::table
                     .filter(stages::id.eq(&id))

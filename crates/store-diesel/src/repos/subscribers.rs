@@ -156,7 +156,7 @@ fn identify_once(
 impl SubscriberStore for DieselStore {
     async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 subscribers::table
                     .filter(subscribers::id.eq(id))
@@ -177,7 +177,7 @@ impl SubscriberStore for DieselStore {
         email: &str,
     ) -> StoreResult<Option<Subscriber>> {
         let (team, email) = (team.to_string(), email.to_owned());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 subscribers::table
                     .filter(subscribers::team_id.eq(team))
@@ -250,7 +250,7 @@ impl SubscriberStore for DieselStore {
         id: SubscriberId,
     ) -> StoreResult<Option<Subscriber>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| read(conn, |conn| subscriber_admin::live(conn, &team, &id)))
+        self.run_read(move |conn| read(conn, |conn| subscriber_admin::live(conn, &team, &id)))
             .await
     }
 
@@ -260,7 +260,7 @@ impl SubscriberStore for DieselStore {
         query: &SubscriberQuery,
     ) -> StoreResult<Paged<Subscriber>> {
         let (team, query) = (team.to_string(), query.clone());
-        self.run(move |conn| read(conn, |conn| subscriber_admin::list(conn, &team, &query)))
+        self.run_read(move |conn| read(conn, |conn| subscriber_admin::list(conn, &team, &query)))
             .await
     }
 

@@ -151,7 +151,7 @@ impl TagStore for DieselStore {
 
     async fn tags(&self, team: TeamId) -> StoreResult<Vec<Tag>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let mut all = tags::table
                     .filter(tags::team_id.eq(team))
@@ -170,7 +170,7 @@ impl TagStore for DieselStore {
 
     async fn tag(&self, team: TeamId, id: TagId) -> StoreResult<Option<Tag>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 tags::table
                     .filter(tags::id.eq(id))

@@ -65,7 +65,7 @@ impl TeamRow {
 #[async_trait]
 impl TeamStore for DieselStore {
     async fn any_team(&self) -> StoreResult<bool> {
-        self.run(|conn| {
+        self.run_read(|conn| {
             read(conn, |conn| {
                 Ok(
                     diesel::select(diesel::dsl::exists(teams::table.select(teams::id)))
@@ -100,7 +100,7 @@ impl TeamStore for DieselStore {
 
     async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
         let id = id.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 teams::table
                     .find(id)
@@ -116,7 +116,7 @@ impl TeamStore for DieselStore {
 
     async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
         let subdomain = subdomain.to_owned();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 teams::table
                     .filter(teams::subdomain.eq(subdomain))

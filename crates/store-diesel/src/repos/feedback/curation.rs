@@ -242,7 +242,7 @@ impl FeedbackCurationStore for DieselStore {
         board: Option<BoardId>,
     ) -> StoreResult<FeedbackCounts> {
         let (team, board) = (team.to_string(), board.map(|b| b.to_string()));
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 // One statement: archived items fall in their own bucket, the others in their
                 // status's.

@@ -129,7 +129,7 @@ impl FeedbackStore for DieselStore {
 
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
+        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
             .await
     }
 
@@ -139,7 +139,7 @@ impl FeedbackStore for DieselStore {
         url_id: &str,
     ) -> StoreResult<Option<FeedbackView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
+        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
             .await
     }
 
@@ -205,7 +205,7 @@ impl FeedbackStore for DieselStore {
         query: &FeedbackQuery,
     ) -> StoreResult<Paged<FeedbackView>> {
         let (team, query) = (team.to_string(), query.clone());
-        self.run(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+        self.run_read(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
             .await
     }
 
@@ -283,7 +283,7 @@ impl FeedbackStore for DieselStore {
     ) -> StoreResult<Option<VoteState>> {
         let (team, id) = (team.to_string(), feedback.to_string());
         let subscriber = subscriber.map(|s| s.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let Some(count) = feedback::table
                     .filter(feedback::id.eq(&id))
@@ -352,7 +352,7 @@ impl FeedbackStore for DieselStore {
         query: &CommentQuery,
     ) -> StoreResult<Paged<CommentView>> {
         let (team, id, query) = (team.to_string(), feedback.to_string(), *query);
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 // A missing item has no comments (they go with it), so no separate check.
                 let visible = || {
@@ -460,7 +460,7 @@ impl FeedbackStore for DieselStore {
         feedback: FeedbackId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), feedback.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 feedback_follows::table
                     .filter(feedback_follows::feedback_id.eq(id))

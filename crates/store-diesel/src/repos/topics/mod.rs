@@ -217,13 +217,13 @@ impl TopicStore for DieselStore {
 
     async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
+        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
             .await
     }
 
     async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
+        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
             .await
     }
 
@@ -283,7 +283,7 @@ impl TopicStore for DieselStore {
 
     async fn list_topics(&self, team: TeamId, query: &TopicQuery) -> StoreResult<Paged<TopicView>> {
         let (team, query) = (team.to_string(), *query);
-        self.run(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+        self.run_read(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
             .await
     }
 
@@ -408,7 +408,7 @@ impl TopicStore for DieselStore {
     ) -> StoreResult<Option<TopicVoteState>> {
         let (team, id) = (team.to_string(), topic.to_string());
         let subscriber = subscriber.map(|s| s.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 let Some(count) = topics::table
                     .filter(topics::id.eq(&id))
@@ -475,7 +475,7 @@ impl TopicStore for DieselStore {
         id: TopicCommentId,
     ) -> StoreResult<Option<TopicComment>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 topic_comments::table
                     .filter(topic_comments::id.eq(id))
@@ -496,7 +496,7 @@ impl TopicStore for DieselStore {
         query: &ThreadQuery,
     ) -> StoreResult<Paged<CommentThread>> {
         let (team, query) = (team.to_string(), *query);
-        self.run(move |conn| read(conn, |conn| threads::threads(conn, &team, &query)))
+        self.run_read(move |conn| read(conn, |conn| threads::threads(conn, &team, &query)))
             .await
     }
 
@@ -545,7 +545,7 @@ impl TopicStore for DieselStore {
         topic: TopicId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), topic.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 topic_follows::table
                     .filter(topic_follows::topic_id.eq(id))

@@ -45,7 +45,7 @@ impl WebhookStore for DieselStore {
 
     async fn webhooks(&self, team: TeamId) -> StoreResult<Vec<WebhookSubscription>> {
         let team = team.to_string();
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 webhooks::table
                     .filter(webhooks::team_id.eq(team))
@@ -66,7 +66,7 @@ impl WebhookStore for DieselStore {
         id: WebhookId,
     ) -> StoreResult<Option<WebhookSubscription>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run(move |conn| {
+        self.run_read(move |conn| {
             read(conn, |conn| {
                 webhooks::table
                     .filter(webhooks::id.eq(id))
@@ -146,7 +146,7 @@ impl WebhookStore for DieselStore {
         query: &DeliveryQuery,
     ) -> StoreResult<Paged<Delivery>> {
         let (team, query) = (team.to_string(), *query);
-        self.run(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+        self.run_read(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
             .await
     }
 
