@@ -1,15 +1,17 @@
-//! `cargo xtask ci`: everything CI runs, in order, stopping at the first failure. The last
-//! step is `cargo xtask test`, the README's test command, so CI tests what developers test.
+//! `cargo xtask ci`: everything CI runs, in order, stopping at the first failure: the checks,
+//! `cargo xtask test` (the README's test command, so CI tests what developers test), then a
+//! quick run of the benchmark harness as a smoke check (issue 8: it runs in CI without
+//! asserting speed).
 
 use anyhow::Result;
 
-use crate::{deps, openapi, test, util};
+use crate::{bench, deps, openapi, test, util};
 
 /// A step returns its exit code (0 passed).
 type Step = fn() -> Result<u8>;
 
 pub fn run() -> Result<u8> {
-    let steps: [(&str, Step); 5] = [
+    let steps: [(&str, Step); 6] = [
         ("cargo fmt --all -- --check", || {
             cargo(&["fmt", "--all", "--", "--check"])
         }),
@@ -31,6 +33,10 @@ pub fn run() -> Result<u8> {
             openapi::run(&["--check".to_owned()])
         }),
         ("cargo xtask test", || test::run(&[])),
+        // A smoke check of the benchmark harness on both engines; speed is not judged here.
+        ("cargo xtask bench --quick --no-docs", || {
+            bench::run(&["--quick".to_owned(), "--no-docs".to_owned()])
+        }),
     ];
     for (name, step) in steps {
         println!("\n==> {name}");
