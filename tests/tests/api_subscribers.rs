@@ -11,6 +11,7 @@ engine_tests!(
     subscriber_info_returns_the_caller,
     the_same_email_in_two_teams_is_two_subscribers,
     concurrent_identify_of_a_new_email_creates_one_subscriber,
+    an_identify_that_changes_nothing_keeps_last_updated,
 );
 
 async fn identify_twice_with_differently_cased_emails_is_one_subscriber(app: TestApp) {
@@ -190,4 +191,28 @@ async fn concurrent_identify_of_a_new_email_creates_one_subscriber(app: TestApp)
         )
         .await;
     assert_eq!(last.ok()["meta"].as_object().unwrap().len(), 16);
+}
+
+async fn an_identify_that_changes_nothing_keeps_last_updated(app: TestApp) {
+    let body = json!({"email": "kim@example.com", "name": "Kim", "meta": {"plan": "pro"}});
+    let first = app.team("public/subscriber.identify", body.clone()).await;
+    let first = first.ok().clone();
+    // Timestamps have millisecond precision: make sure a write would show.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+
+    let again = app.team("public/subscriber.identify", body).await;
+    assert_eq!(again.body["isFirstSignin"], false);
+    assert_eq!(again.ok(), &first, "nothing changed, not even lastUpdated");
+    assert_eq!(again.body["code"].as_str().unwrap().split('.').count(), 3);
+
+    let renamed = app
+        .team(
+            "public/subscriber.identify",
+            json!({"email": "kim@example.com", "name": "Kim Lee"}),
+        )
+        .await;
+    let renamed = renamed.ok();
+    assert_eq!(renamed["name"], "Kim Lee");
+    assert!(renamed["lastUpdated"].as_str().unwrap() > first["lastUpdated"].as_str().unwrap());
+    assert_eq!(renamed["meta"], json!({"plan": "pro"}));
 }

@@ -206,22 +206,36 @@ impl Subscriber {
         }
     }
 
-    /// `identify` of an existing subscriber: meta merged, given fields replaced.
+    /// `identify` of an existing subscriber: meta merged, given fields replaced. Returns
+    /// whether anything changed; only then does `last_updated` move (docs/decisions.md): an
+    /// identify of the same person with the same data, the common case, changes nothing and
+    /// so needs no write.
     ///
     /// Refused, with the subscriber unchanged, when the merged meta would pass 16 KiB.
-    pub fn merge_identify(&mut self, input: &Identify, now: Timestamp) -> DomainResult<()> {
+    pub fn merge_identify(&mut self, input: &Identify, now: Timestamp) -> DomainResult<bool> {
+        let mut changed = false;
         if let Some(patch) = &input.meta {
+            let before = self.meta.clone();
             meta::merge_bounded("meta", &mut self.meta, patch)?;
-            self.attributes = Attributes::extract(&self.meta);
+            if self.meta != before {
+                self.attributes = Attributes::extract(&self.meta);
+                changed = true;
+            }
         }
-        if let Some(name) = &input.name {
+        if let Some(name) = input.name.as_ref().filter(|name| **name != self.name) {
             self.name = name.clone();
+            changed = true;
         }
         if let Some(url) = &input.avatar_url {
-            self.avatar_url = Some(url.clone());
+            if self.avatar_url.as_ref() != Some(url) {
+                self.avatar_url = Some(url.clone());
+                changed = true;
+            }
         }
-        self.last_updated = now;
-        Ok(())
+        if changed {
+            self.last_updated = now;
+        }
+        Ok(changed)
     }
 }
 
@@ -300,7 +314,7 @@ mod tests {
             None,
         )
         .unwrap();
-        s.merge_identify(&second, now.plus_seconds(5)).unwrap();
+        assert!(s.merge_identify(&second, now.plus_seconds(5)).unwrap());
         assert_eq!(
             Value::Object(s.meta.clone()),
             json!({"plan": "pro", "a": 1})
@@ -308,6 +322,23 @@ mod tests {
         assert_eq!(s.attributes.plan.as_deref(), Some("pro"));
         assert_eq!(s.name, "Ann");
         assert_eq!(s.last_updated, now.plus_seconds(5));
+
+        // The same again changes nothing, not even `last_updated`.
+        let before = s.clone();
+        assert!(!s.merge_identify(&second, now.plus_seconds(9)).unwrap());
+        assert_eq!(s, before);
+        // Any one field that differs is a change.
+        for changed in [
+            Identify::new(Some("a@x.io"), Some("Anna"), None, None, None),
+            Identify::new(Some("a@x.io"), None, Some(&json!({"a": 2})), None, None),
+            Identify::new(Some("a@x.io"), None, None, Some("https://x.io/a.png"), None),
+        ] {
+            let mut s = before.clone();
+            assert!(s
+                .merge_identify(&changed.unwrap(), now.plus_seconds(9))
+                .unwrap());
+            assert_eq!(s.last_updated, now.plus_seconds(9));
+        }
     }
 
     proptest! {

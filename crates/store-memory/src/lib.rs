@@ -289,6 +289,7 @@ impl SubscriberStore for MemoryStore {
             .values_mut()
             .find(|s| s.team_id == team && s.email.as_ref() == Some(&input.email));
         if let Some(subscriber) = existing {
+            // Unchanged or not, the result is the subscriber as it now is.
             subscriber
                 .merge_identify(input, now)
                 .map_err(|_| StoreError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE.into()))?;
