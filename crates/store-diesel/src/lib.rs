@@ -168,7 +168,8 @@ impl DieselStore {
         .map_err(failed)
     }
 
-    /// Runs a read (`f` must only read: on SQLite its connection refuses writes). On SQLite it
+    /// Runs a read: `f` in one read transaction (`tx::read`: one snapshot for all its
+    /// statements), and it must only read (on SQLite its connection refuses writes). On SQLite it
     /// runs right here on the caller's thread, with a connection of `readers`: a read in WAL
     /// mode never waits for a lock, and handing it to the blocking pool and back cost more
     /// than most reads (two thread switches per store call, ~20 % of `public/feedbacks.info`'s
@@ -184,9 +185,9 @@ impl DieselStore {
             Some(readers) => readers
                 .get()
                 .map_err(DbError::Pool)
-                .and_then(|mut conn| f(&mut conn))
+                .and_then(|mut conn| tx::read(&mut conn, f))
                 .map_err(failed),
-            None => self.run(f).await,
+            None => self.run(move |conn| tx::read(conn, f)).await,
         }
     }
 }

@@ -39,6 +39,17 @@ pub(crate) fn run(conn: &mut DbConnection) -> Result<Vec<String>, String> {
     Ok(applied)
 }
 
+/// An in-memory SQLite database with every migration and foreign keys off: for unit tests
+/// that insert fixture rows by hand, without the rows those reference.
+#[cfg(test)]
+pub(crate) fn scratch_sqlite() -> DbConnection {
+    use diesel::{connection::SimpleConnection, Connection, SqliteConnection};
+    let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
+    run(&mut conn).unwrap();
+    conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+    conn
+}
+
 #[cfg(test)]
 mod tests {
     use diesel::migration::MigrationSource;

@@ -16,7 +16,7 @@ use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
     schema::{api_keys, team_users},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -124,23 +124,21 @@ impl AccessStore for DieselStore {
     async fn api_key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKeyGrant>> {
         let key_hash = key_hash.to_owned();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                // The inner join also hides a key whose user is gone, as the in-memory store does.
-                let found = api_keys::table
-                    .inner_join(team_users::table.on(team_users::id.eq(api_keys::user_id)))
-                    .filter(api_keys::key_hash.eq(key_hash))
-                    .select((ApiKeyRow::as_select(), team_users::role))
-                    .get_result::<(ApiKeyRow, String)>(conn)
-                    .optional()?;
-                found
-                    .map(|(key, user_role)| {
-                        Ok(ApiKeyGrant {
-                            key: key.into_domain()?,
-                            user_role: parse_role("team_users.role", &user_role)?,
-                        })
+            // The inner join also hides a key whose user is gone, as the in-memory store does.
+            let found = api_keys::table
+                .inner_join(team_users::table.on(team_users::id.eq(api_keys::user_id)))
+                .filter(api_keys::key_hash.eq(key_hash))
+                .select((ApiKeyRow::as_select(), team_users::role))
+                .get_result::<(ApiKeyRow, String)>(conn)
+                .optional()?;
+            found
+                .map(|(key, user_role)| {
+                    Ok(ApiKeyGrant {
+                        key: key.into_domain()?,
+                        user_role: parse_role("team_users.role", &user_role)?,
                     })
-                    .transpose()
-            })
+                })
+                .transpose()
         })
         .await
     }
@@ -159,24 +157,22 @@ impl AccessStore for DieselStore {
     async fn users(&self, team: TeamId) -> StoreResult<Vec<TeamUser>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                // Owners first, then admins, then members (`Role`'s order, highest first).
-                let rank = case_when::<_, _, BigInt>(team_users::role.eq("owner"), 0_i64)
-                    .when(team_users::role.eq("admin"), 1_i64)
-                    .otherwise(2_i64);
-                team_users::table
-                    .filter(team_users::team_id.eq(team))
-                    .order((
-                        rank.asc(),
-                        team_users::created_at.asc(),
-                        team_users::id.asc(),
-                    ))
-                    .select(UserRow::as_select())
-                    .load(conn)?
-                    .into_iter()
-                    .map(UserRow::into_domain)
-                    .collect()
-            })
+            // Owners first, then admins, then members (`Role`'s order, highest first).
+            let rank = case_when::<_, _, BigInt>(team_users::role.eq("owner"), 0_i64)
+                .when(team_users::role.eq("admin"), 1_i64)
+                .otherwise(2_i64);
+            team_users::table
+                .filter(team_users::team_id.eq(team))
+                .order((
+                    rank.asc(),
+                    team_users::created_at.asc(),
+                    team_users::id.asc(),
+                ))
+                .select(UserRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(UserRow::into_domain)
+                .collect()
         })
         .await
     }
@@ -184,16 +180,14 @@ impl AccessStore for DieselStore {
     async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>> {
         let (team, email) = (team.to_string(), email.to_owned());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                team_users::table
-                    .filter(team_users::team_id.eq(team))
-                    .filter(team_users::email.eq(email))
-                    .select(UserRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(UserRow::into_domain)
-                    .transpose()
-            })
+            team_users::table
+                .filter(team_users::team_id.eq(team))
+                .filter(team_users::email.eq(email))
+                .select(UserRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(UserRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -213,8 +207,7 @@ impl AccessStore for DieselStore {
 
     async fn user(&self, team: TeamId, id: UserId) -> StoreResult<Option<TeamUser>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read(conn, |conn| load_user(conn, &team, &id)))
-            .await
+        self.run_read(move |conn| load_user(conn, &team, &id)).await
     }
 
     async fn set_user_role(
@@ -267,16 +260,14 @@ impl AccessStore for DieselStore {
     async fn api_keys(&self, team: TeamId) -> StoreResult<Vec<ApiKey>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                api_keys::table
-                    .filter(api_keys::team_id.eq(team))
-                    .order((api_keys::created_at.asc(), api_keys::id.asc()))
-                    .select(ApiKeyRow::as_select())
-                    .load(conn)?
-                    .into_iter()
-                    .map(ApiKeyRow::into_domain)
-                    .collect()
-            })
+            api_keys::table
+                .filter(api_keys::team_id.eq(team))
+                .order((api_keys::created_at.asc(), api_keys::id.asc()))
+                .select(ApiKeyRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(ApiKeyRow::into_domain)
+                .collect()
         })
         .await
     }

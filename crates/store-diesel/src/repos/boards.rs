@@ -20,7 +20,7 @@ use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
     schema::{feedback, feedback_boards},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -149,35 +149,33 @@ impl BoardStore for DieselStore {
     async fn boards(&self, team: TeamId, public_only: bool) -> StoreResult<Vec<BoardView>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let mut query = feedback_boards::table
-                    .filter(feedback_boards::team_id.eq(&team))
-                    .select(BoardRow::as_select())
-                    .order((
-                        feedback_boards::position.asc(),
-                        feedback_boards::created_at.asc(),
-                        feedback_boards::id.asc(),
-                    ))
-                    .into_boxed();
-                if public_only {
-                    query = query.filter(feedback_boards::is_public.eq(true));
-                }
-                let rows = query.load(conn)?;
-                // Every board's count in one grouped query, not one per board.
-                let counts: HashMap<String, i64> = counted_feedback!(&team)
-                    .filter(feedback::board_id.is_not_null())
-                    .group_by(feedback::board_id)
-                    .select((feedback::board_id.assume_not_null(), count_star()))
-                    .load::<(String, i64)>(conn)?
-                    .into_iter()
-                    .collect();
-                rows.into_iter()
-                    .map(|row| {
-                        let count = counts.get(&row.id).copied().unwrap_or(0);
-                        row.into_view(count)
-                    })
-                    .collect()
-            })
+            let mut query = feedback_boards::table
+                .filter(feedback_boards::team_id.eq(&team))
+                .select(BoardRow::as_select())
+                .order((
+                    feedback_boards::position.asc(),
+                    feedback_boards::created_at.asc(),
+                    feedback_boards::id.asc(),
+                ))
+                .into_boxed();
+            if public_only {
+                query = query.filter(feedback_boards::is_public.eq(true));
+            }
+            let rows = query.load(conn)?;
+            // Every board's count in one grouped query, not one per board.
+            let counts: HashMap<String, i64> = counted_feedback!(&team)
+                .filter(feedback::board_id.is_not_null())
+                .group_by(feedback::board_id)
+                .select((feedback::board_id.assume_not_null(), count_star()))
+                .load::<(String, i64)>(conn)?
+                .into_iter()
+                .collect();
+            rows.into_iter()
+                .map(|row| {
+                    let count = counts.get(&row.id).copied().unwrap_or(0);
+                    row.into_view(count)
+                })
+                .collect()
         })
         .await
     }
@@ -185,42 +183,38 @@ impl BoardStore for DieselStore {
     async fn board(&self, team: TeamId, id: BoardId) -> StoreResult<Option<BoardView>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let Some(row) = feedback_boards::table
-                    .filter(feedback_boards::id.eq(&id))
-                    .filter(feedback_boards::team_id.eq(&team))
-                    .select(BoardRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                let count = counted_feedback!(&team)
-                    .filter(feedback::board_id.eq(&id))
-                    .count()
-                    .get_result::<i64>(conn)?;
-                row.into_view(count).map(Some)
-            })
+            let Some(row) = feedback_boards::table
+                .filter(feedback_boards::id.eq(&id))
+                .filter(feedback_boards::team_id.eq(&team))
+                .select(BoardRow::as_select())
+                .get_result(conn)
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            let count = counted_feedback!(&team)
+                .filter(feedback::board_id.eq(&id))
+                .count()
+                .get_result::<i64>(conn)?;
+            row.into_view(count).map(Some)
         })
         .await
     }
 
     async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool> {
         let (team, slug) = (team.to_string(), slug.to_owned());
-        self.run_read(move |conn| read(conn, |conn| slug_taken(conn, &team, &slug, None)))
+        self.run_read(move |conn| slug_taken(conn, &team, &slug, None))
             .await
     }
 
     async fn next_board_order(&self, team: TeamId) -> StoreResult<i64> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let highest = feedback_boards::table
-                    .filter(feedback_boards::team_id.eq(team))
-                    .select(max(feedback_boards::position))
-                    .get_result::<Option<i64>>(conn)?;
-                Ok(highest.unwrap_or(0) + 1)
-            })
+            let highest = feedback_boards::table
+                .filter(feedback_boards::team_id.eq(team))
+                .select(max(feedback_boards::position))
+                .get_result::<Option<i64>>(conn)?;
+            Ok(highest.unwrap_or(0) + 1)
         })
         .await
     }

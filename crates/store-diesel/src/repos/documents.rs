@@ -29,7 +29,7 @@ use crate::{
     error::DbResult,
     raw_sql::{like_contains, Param, RawSql},
     schema::{document_reactions, documents},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -278,7 +278,7 @@ impl DocumentStore for DieselStore {
     ) -> StoreResult<Option<DocumentView>> {
         let (team, id) = (team.to_string(), id.to_string());
         let viewer = viewer.map(|v| v.to_string());
-        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, &id, viewer.as_deref())))
+        self.run_read(move |conn| read_view(conn, &team, &id, viewer.as_deref()))
             .await
     }
 
@@ -399,8 +399,7 @@ impl DocumentStore for DieselStore {
         query: &DocumentQuery,
     ) -> StoreResult<Paged<DocumentView>> {
         let (team, query) = (team.to_string(), query.clone());
-        self.run_read(move |conn| read(conn, |conn| list(conn, &team, &query)))
-            .await
+        self.run_read(move |conn| list(conn, &team, &query)).await
     }
 
     async fn set_document_reaction(

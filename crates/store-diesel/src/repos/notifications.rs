@@ -22,7 +22,7 @@ use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
     schema::{feedback_follows, notifications, topic_follows},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -213,7 +213,7 @@ impl NotificationStore for DieselStore {
         query: &NotificationQuery,
     ) -> StoreResult<NotificationPage> {
         let (team, subscriber, query) = (team.to_string(), subscriber.to_string(), *query);
-        self.run_read(move |conn| read(conn, |conn| page(conn, &team, &subscriber, &query)))
+        self.run_read(move |conn| page(conn, &team, &subscriber, &query))
             .await
     }
 
@@ -257,10 +257,7 @@ mod tests {
         Arc,
     };
 
-    use diesel::{
-        connection::{InstrumentationEvent, SimpleConnection},
-        Connection, SqliteConnection,
-    };
+    use diesel::{connection::InstrumentationEvent, Connection};
     use sounding_domain::{
         event::EventKind,
         ids::{FeedbackId, SubscriberId},
@@ -273,9 +270,7 @@ mod tests {
     /// A migrated in-memory database (foreign keys off, so rows need no parents) and a counter
     /// of the statements run on it.
     fn counted() -> (DbConnection, Arc<AtomicUsize>) {
-        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        crate::migrations::run(&mut conn).unwrap();
-        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let mut conn = crate::migrations::scratch_sqlite();
         let statements = Arc::new(AtomicUsize::new(0));
         let counter = statements.clone();
         if let DbConnection::Sqlite(inner) = &mut conn {

@@ -15,11 +15,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use super::{from_db_time, parse_id, parse_json, to_db_time, to_json};
 use crate::{
-    connection::DbConnection,
-    error::DbResult,
-    schema::outbox_events,
-    tx::{read, write_tx},
-    DieselStore,
+    connection::DbConnection, error::DbResult, schema::outbox_events, tx::write_tx, DieselStore,
 };
 
 #[derive(Insertable)]
@@ -104,16 +100,14 @@ impl OutboxStore for DieselStore {
     async fn events(&self, team: TeamId) -> StoreResult<Vec<StoredEvent>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                outbox_events::table
-                    .filter(outbox_events::team_id.eq(team))
-                    .order(outbox_events::seq.asc())
-                    .select(EventRow::as_select())
-                    .load(conn)?
-                    .into_iter()
-                    .map(EventRow::into_domain)
-                    .collect()
-            })
+            outbox_events::table
+                .filter(outbox_events::team_id.eq(team))
+                .order(outbox_events::seq.asc())
+                .select(EventRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(EventRow::into_domain)
+                .collect()
         })
         .await
     }

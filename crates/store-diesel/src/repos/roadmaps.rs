@@ -24,7 +24,7 @@ use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
     schema::{roadmaps, stages, topics},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -254,16 +254,14 @@ impl RoadmapStore for DieselStore {
     async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                roadmaps::table
-                    .filter(roadmaps::team_id.eq(team))
-                    .order((roadmaps::created_at.asc(), roadmaps::id.asc()))
-                    .select(RoadmapRow::as_select())
-                    .load(conn)?
-                    .into_iter()
-                    .map(RoadmapRow::into_domain)
-                    .collect()
-            })
+            roadmaps::table
+                .filter(roadmaps::team_id.eq(team))
+                .order((roadmaps::created_at.asc(), roadmaps::id.asc()))
+                .select(RoadmapRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(RoadmapRow::into_domain)
+                .collect()
         })
         .await
     }
@@ -271,16 +269,14 @@ impl RoadmapStore for DieselStore {
     async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                roadmaps::table
-                    .filter(roadmaps::id.eq(id))
-                    .filter(roadmaps::team_id.eq(team))
-                    .select(RoadmapRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(RoadmapRow::into_domain)
-                    .transpose()
-            })
+            roadmaps::table
+                .filter(roadmaps::id.eq(id))
+                .filter(roadmaps::team_id.eq(team))
+                .select(RoadmapRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(RoadmapRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -365,44 +361,42 @@ impl RoadmapStore for DieselStore {
     ) -> StoreResult<Vec<StageView>> {
         let (team, roadmap) = (team.to_string(), roadmap.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let mut query = stages::table
-                    .filter(stages::roadmap_id.eq(&roadmap))
-                    .filter(stages::team_id.eq(&team))
-                    .order((
-                        stages::position.asc(),
-                        stages::created_at.asc(),
-                        stages::id.asc(),
-                    ))
-                    .select(StageRow::as_select())
-                    .into_boxed();
-                if !include_private {
-                    query = query.filter(stages::is_private.eq(false));
-                }
-                let rows: Vec<StageRow> = query.load(conn)?;
-                if rows.is_empty() {
-                    return Ok(Vec::new());
-                }
-                // Every stage's published topics in one grouped query, not one per stage.
-                let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-                let counts: HashMap<String, i64> = topics::table
-                    .filter(topics::stage_id.eq_any(ids))
-                    .filter(topics::published_at.is_not_null())
-                    .group_by(topics::stage_id)
-                    .select((topics::stage_id, count_star()))
-                    .load::<(String, i64)>(conn)?
-                    .into_iter()
-                    .collect();
-                rows.into_iter()
-                    .map(|row| {
-                        let topic_count = counts.get(&row.id).copied().unwrap_or(0);
-                        Ok(StageView {
-                            stage: row.into_domain()?,
-                            topic_count,
-                        })
+            let mut query = stages::table
+                .filter(stages::roadmap_id.eq(&roadmap))
+                .filter(stages::team_id.eq(&team))
+                .order((
+                    stages::position.asc(),
+                    stages::created_at.asc(),
+                    stages::id.asc(),
+                ))
+                .select(StageRow::as_select())
+                .into_boxed();
+            if !include_private {
+                query = query.filter(stages::is_private.eq(false));
+            }
+            let rows: Vec<StageRow> = query.load(conn)?;
+            if rows.is_empty() {
+                return Ok(Vec::new());
+            }
+            // Every stage's published topics in one grouped query, not one per stage.
+            let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+            let counts: HashMap<String, i64> = topics::table
+                .filter(topics::stage_id.eq_any(ids))
+                .filter(topics::published_at.is_not_null())
+                .group_by(topics::stage_id)
+                .select((topics::stage_id, count_star()))
+                .load::<(String, i64)>(conn)?
+                .into_iter()
+                .collect();
+            rows.into_iter()
+                .map(|row| {
+                    let topic_count = counts.get(&row.id).copied().unwrap_or(0);
+                    Ok(StageView {
+                        stage: row.into_domain()?,
+                        topic_count,
                     })
-                    .collect()
-            })
+                })
+                .collect()
         })
         .await
     }
@@ -410,22 +404,20 @@ impl RoadmapStore for DieselStore {
     async fn stage(&self, team: TeamId, id: StageId) -> StoreResult<Option<StageView>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let Some(row) = stages::table
-                    .filter(stages::id.eq(&id))
-                    .filter(stages::team_id.eq(&team))
-                    .select(StageRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                else {
-                    return Ok(None);
-                };
-                let topic_count = published_topics(conn, &id)?;
-                Ok(Some(StageView {
-                    stage: row.into_domain()?,
-                    topic_count,
-                }))
-            })
+            let Some(row) = stages::table
+                .filter(stages::id.eq(&id))
+                .filter(stages::team_id.eq(&team))
+                .select(StageRow::as_select())
+                .get_result(conn)
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            let topic_count = published_topics(conn, &id)?;
+            Ok(Some(StageView {
+                stage: row.into_domain()?,
+                topic_count,
+            }))
         })
         .await
     }

@@ -164,19 +164,14 @@ mod tests {
         Arc,
     };
 
-    use diesel::{
-        connection::{InstrumentationEvent, SimpleConnection},
-        Connection, SqliteConnection,
-    };
+    use diesel::{connection::InstrumentationEvent, Connection};
     use sounding_domain::{ids::TeamId, page::PageRequest, subscriber::Identify};
 
     use super::*;
 
     #[test]
     fn a_list_is_two_statements_whatever_the_page_size() {
-        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        crate::migrations::run(&mut conn).unwrap();
-        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let mut conn = crate::migrations::scratch_sqlite();
         let team = TeamId::new();
         let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
         for n in 0..30 {

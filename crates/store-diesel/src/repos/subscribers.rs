@@ -23,7 +23,7 @@ use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
     schema::subscribers,
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -118,20 +118,16 @@ fn lock_by_email(
     team: &str,
     email: &str,
 ) -> DbResult<Option<SubscriberRow>> {
-    // Built per arm: `as_select` is typed by the backend it will run on.
-    macro_rules! by_email {
-        () => {
-            subscribers::table
-                .filter(subscribers::team_id.eq(team))
-                .filter(subscribers::email.eq(email))
-                .select(SubscriberRow::as_select())
-        };
+    match conn {
+        DbConnection::Postgresql(inner) => Ok(subscribers::table
+            .filter(subscribers::team_id.eq(team))
+            .filter(subscribers::email.eq(email))
+            .select(SubscriberRow::as_select())
+            .for_update()
+            .get_result(inner)
+            .optional()?),
+        DbConnection::Sqlite(_) => by_email(conn, team, email),
     }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => by_email!().for_update().get_result(inner).optional()?,
-        DbConnection::Sqlite(inner) => by_email!().get_result(inner).optional()?,
-    };
-    Ok(found)
 }
 
 fn identify_once(
@@ -169,16 +165,14 @@ impl SubscriberStore for DieselStore {
     async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                subscribers::table
-                    .filter(subscribers::id.eq(id))
-                    .filter(subscribers::team_id.eq(team))
-                    .select(SubscriberRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(SubscriberRow::into_domain)
-                    .transpose()
-            })
+            subscribers::table
+                .filter(subscribers::id.eq(id))
+                .filter(subscribers::team_id.eq(team))
+                .select(SubscriberRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(SubscriberRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -190,11 +184,9 @@ impl SubscriberStore for DieselStore {
     ) -> StoreResult<Option<Subscriber>> {
         let (team, email) = (team.to_string(), email.to_owned());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                by_email(conn, &team, &email)?
-                    .map(SubscriberRow::into_domain)
-                    .transpose()
-            })
+            by_email(conn, &team, &email)?
+                .map(SubscriberRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -210,16 +202,14 @@ impl SubscriberStore for DieselStore {
         let unchanged = {
             let (input, team_id) = (input.clone(), team.to_string());
             self.run_read(move |conn| {
-                read(conn, |conn| {
-                    let Some(row) = by_email(conn, &team_id, input.email.as_str())? else {
-                        return Ok(None);
-                    };
-                    let mut subscriber = row.into_domain()?;
-                    Ok(match subscriber.merge_identify(&input, now) {
-                        Ok(false) => Some(subscriber),
-                        // A change, or a merge too large: the write path decides and answers.
-                        Ok(true) | Err(_) => None,
-                    })
+                let Some(row) = by_email(conn, &team_id, input.email.as_str())? else {
+                    return Ok(None);
+                };
+                let mut subscriber = row.into_domain()?;
+                Ok(match subscriber.merge_identify(&input, now) {
+                    Ok(false) => Some(subscriber),
+                    // A change, or a merge too large: the write path decides and answers.
+                    Ok(true) | Err(_) => None,
                 })
             })
             .await?
@@ -279,7 +269,7 @@ impl SubscriberStore for DieselStore {
         id: SubscriberId,
     ) -> StoreResult<Option<Subscriber>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read(conn, |conn| subscriber_admin::live(conn, &team, &id)))
+        self.run_read(move |conn| subscriber_admin::live(conn, &team, &id))
             .await
     }
 
@@ -289,7 +279,7 @@ impl SubscriberStore for DieselStore {
         query: &SubscriberQuery,
     ) -> StoreResult<Paged<Subscriber>> {
         let (team, query) = (team.to_string(), query.clone());
-        self.run_read(move |conn| read(conn, |conn| subscriber_admin::list(conn, &team, &query)))
+        self.run_read(move |conn| subscriber_admin::list(conn, &team, &query))
             .await
     }
 
@@ -361,17 +351,13 @@ pub(crate) fn subscribers_by_id<'a>(
 
 #[cfg(test)]
 mod tests {
-    use diesel::{connection::SimpleConnection, Connection, SqliteConnection};
-
     use super::*;
 
     #[test]
     fn a_pages_people_are_read_by_primary_key_not_by_walking_the_team() {
-        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        crate::migrations::run(&mut conn).unwrap();
+        let mut conn = crate::migrations::scratch_sqlite();
         let team = uuid::Uuid::now_v7().to_string();
         let other_team = uuid::Uuid::now_v7().to_string();
-        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
         let mut ids = Vec::new();
         for n in 0..30 {
             let id = uuid::Uuid::now_v7().to_string();

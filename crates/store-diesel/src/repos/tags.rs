@@ -18,7 +18,7 @@ use crate::{
     connection::DbConnection,
     error::DbResult,
     schema::{feedback_tags, tags},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -152,18 +152,16 @@ impl TagStore for DieselStore {
     async fn tags(&self, team: TeamId) -> StoreResult<Vec<Tag>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let mut all = tags::table
-                    .filter(tags::team_id.eq(team))
-                    .select(TagRow::as_select())
-                    .load(conn)?
-                    .into_iter()
-                    .map(TagRow::into_domain)
-                    .collect::<DbResult<Vec<_>>>()?;
-                // Sorted here, not by SQL, so both engines' collations agree.
-                tag::sort_full(&mut all);
-                Ok(all)
-            })
+            let mut all = tags::table
+                .filter(tags::team_id.eq(team))
+                .select(TagRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(TagRow::into_domain)
+                .collect::<DbResult<Vec<_>>>()?;
+            // Sorted here, not by SQL, so both engines' collations agree.
+            tag::sort_full(&mut all);
+            Ok(all)
         })
         .await
     }
@@ -171,16 +169,14 @@ impl TagStore for DieselStore {
     async fn tag(&self, team: TeamId, id: TagId) -> StoreResult<Option<Tag>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                tags::table
-                    .filter(tags::id.eq(id))
-                    .filter(tags::team_id.eq(team))
-                    .select(TagRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(TagRow::into_domain)
-                    .transpose()
-            })
+            tags::table
+                .filter(tags::id.eq(id))
+                .filter(tags::team_id.eq(team))
+                .select(TagRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(TagRow::into_domain)
+                .transpose()
         })
         .await
     }

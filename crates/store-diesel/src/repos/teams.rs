@@ -18,7 +18,7 @@ use super::{
 use crate::{
     error::DbResult,
     schema::{api_keys, team_users, teams},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -66,12 +66,10 @@ impl TeamRow {
 impl TeamStore for DieselStore {
     async fn any_team(&self) -> StoreResult<bool> {
         self.run_read(|conn| {
-            read(conn, |conn| {
-                Ok(
-                    diesel::select(diesel::dsl::exists(teams::table.select(teams::id)))
-                        .get_result::<bool>(conn)?,
-                )
-            })
+            Ok(
+                diesel::select(diesel::dsl::exists(teams::table.select(teams::id)))
+                    .get_result(conn)?,
+            )
         })
         .await
     }
@@ -101,15 +99,13 @@ impl TeamStore for DieselStore {
     async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
         let id = id.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                teams::table
-                    .find(id)
-                    .select(TeamRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(TeamRow::into_domain)
-                    .transpose()
-            })
+            teams::table
+                .find(id)
+                .select(TeamRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(TeamRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -117,15 +113,13 @@ impl TeamStore for DieselStore {
     async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
         let subdomain = subdomain.to_owned();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                teams::table
-                    .filter(teams::subdomain.eq(subdomain))
-                    .select(TeamRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(TeamRow::into_domain)
-                    .transpose()
-            })
+            teams::table
+                .filter(teams::subdomain.eq(subdomain))
+                .select(TeamRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(TeamRow::into_domain)
+                .transpose()
         })
         .await
     }

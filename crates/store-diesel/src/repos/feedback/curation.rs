@@ -22,7 +22,7 @@ use crate::{
     raw_sql::RawSql,
     repos::{outbox::insert_events, tags::known_tags},
     schema::{feedback, feedback_comments, feedback_follows, feedback_tags, feedback_votes},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -243,30 +243,28 @@ impl FeedbackCurationStore for DieselStore {
     ) -> StoreResult<FeedbackCounts> {
         let (team, board) = (team.to_string(), board.map(|b| b.to_string()));
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                // One statement: archived items fall in their own bucket, the others in their
-                // status's.
-                let mut sql = RawSql::for_connection(conn);
-                sql.push("SELECT CASE WHEN archived_at IS NULL THEN status ELSE ")
-                    .text(ARCHIVED)
-                    .push(" END AS bucket, COUNT(*) AS n FROM feedback WHERE team_id = ")
-                    .text(team.as_str());
-                if let Some(board) = &board {
-                    sql.push(" AND board_id = ").text(board.as_str());
+            // One statement: archived items fall in their own bucket, the others in their
+            // status's.
+            let mut sql = RawSql::for_connection(conn);
+            sql.push("SELECT CASE WHEN archived_at IS NULL THEN status ELSE ")
+                .text(ARCHIVED)
+                .push(" END AS bucket, COUNT(*) AS n FROM feedback WHERE team_id = ")
+                .text(team.as_str());
+            if let Some(board) = &board {
+                sql.push(" AND board_id = ").text(board.as_str());
+            }
+            sql.push(" GROUP BY 1");
+            let mut counts = FeedbackCounts::default();
+            for row in sql.load::<StatusCount>(conn)? {
+                if row.bucket == ARCHIVED {
+                    counts.archived += row.n;
+                } else {
+                    let status = FeedbackStatus::parse(&row.bucket)
+                        .map_err(|e| DbError::corrupt("feedback.status", e))?;
+                    counts.add(status, false, row.n);
                 }
-                sql.push(" GROUP BY 1");
-                let mut counts = FeedbackCounts::default();
-                for row in sql.load::<StatusCount>(conn)? {
-                    if row.bucket == ARCHIVED {
-                        counts.archived += row.n;
-                    } else {
-                        let status = FeedbackStatus::parse(&row.bucket)
-                            .map_err(|e| DbError::corrupt("feedback.status", e))?;
-                        counts.add(status, false, row.n);
-                    }
-                }
-                Ok(counts)
-            })
+            }
+            Ok(counts)
         })
         .await
     }

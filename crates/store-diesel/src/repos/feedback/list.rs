@@ -149,10 +149,7 @@ mod tests {
         Arc,
     };
 
-    use diesel::{
-        connection::{InstrumentationEvent, SimpleConnection},
-        Connection, RunQueryDsl, SqliteConnection,
-    };
+    use diesel::{connection::InstrumentationEvent, Connection, RunQueryDsl};
     use sounding_domain::{
         feedback::{Feedback, FeedbackStatus, Priority},
         ids::{BoardId, FeedbackId, SubscriberId, TeamId},
@@ -166,9 +163,7 @@ mod tests {
     /// A migrated in-memory database (foreign keys off, so items need no team or creators)
     /// and a counter of the statements run on it.
     fn counted() -> (DbConnection, Arc<AtomicUsize>) {
-        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        crate::migrations::run(&mut conn).unwrap();
-        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let mut conn = crate::migrations::scratch_sqlite();
         let statements = Arc::new(AtomicUsize::new(0));
         let counter = statements.clone();
         if let DbConnection::Sqlite(inner) = &mut conn {

@@ -29,7 +29,7 @@ use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
     schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -129,7 +129,7 @@ impl FeedbackStore for DieselStore {
 
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
+        self.run_read(move |conn| read_view(conn, &team, Key::Id(id)))
             .await
     }
 
@@ -139,7 +139,7 @@ impl FeedbackStore for DieselStore {
         url_id: &str,
     ) -> StoreResult<Option<FeedbackView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
+        self.run_read(move |conn| read_view(conn, &team, Key::UrlId(url_id)))
             .await
     }
 
@@ -205,7 +205,7 @@ impl FeedbackStore for DieselStore {
         query: &FeedbackQuery,
     ) -> StoreResult<Paged<FeedbackView>> {
         let (team, query) = (team.to_string(), query.clone());
-        self.run_read(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+        self.run_read(move |conn| list::list(conn, &team, &query))
             .await
     }
 
@@ -284,29 +284,27 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), feedback.to_string());
         let subscriber = subscriber.map(|s| s.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let Some(count) = feedback::table
-                    .filter(feedback::id.eq(&id))
-                    .filter(feedback::team_id.eq(&team))
-                    .select(feedback::vote_count)
-                    .get_result::<i64>(conn)
+            let Some(count) = feedback::table
+                .filter(feedback::id.eq(&id))
+                .filter(feedback::team_id.eq(&team))
+                .select(feedback::vote_count)
+                .get_result::<i64>(conn)
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            let vote = match subscriber {
+                Some(subscriber) => feedback_votes::table
+                    .filter(feedback_votes::feedback_id.eq(&id))
+                    .filter(feedback_votes::subscriber_id.eq(subscriber))
+                    .select(VoteRow::as_select())
+                    .get_result(conn)
                     .optional()?
-                else {
-                    return Ok(None);
-                };
-                let vote = match subscriber {
-                    Some(subscriber) => feedback_votes::table
-                        .filter(feedback_votes::feedback_id.eq(&id))
-                        .filter(feedback_votes::subscriber_id.eq(subscriber))
-                        .select(VoteRow::as_select())
-                        .get_result(conn)
-                        .optional()?
-                        .map(VoteRow::into_domain)
-                        .transpose()?,
-                    None => None,
-                };
-                Ok(Some(VoteState { count, vote }))
-            })
+                    .map(VoteRow::into_domain)
+                    .transpose()?,
+                None => None,
+            };
+            Ok(Some(VoteState { count, vote }))
         })
         .await
     }
@@ -353,59 +351,57 @@ impl FeedbackStore for DieselStore {
     ) -> StoreResult<Paged<CommentView>> {
         let (team, id, query) = (team.to_string(), feedback.to_string(), *query);
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                // A missing item has no comments (they go with it), so no separate check.
-                let visible = || {
-                    let mut q = feedback_comments::table
-                        .filter(feedback_comments::feedback_id.eq(id.clone()))
-                        .filter(feedback_comments::team_id.eq(team.clone()))
-                        .into_boxed();
-                    if !query.include_private {
-                        q = q.filter(feedback_comments::is_private.eq(false));
+            // A missing item has no comments (they go with it), so no separate check.
+            let visible = || {
+                let mut q = feedback_comments::table
+                    .filter(feedback_comments::feedback_id.eq(id.clone()))
+                    .filter(feedback_comments::team_id.eq(team.clone()))
+                    .into_boxed();
+                if !query.include_private {
+                    q = q.filter(feedback_comments::is_private.eq(false));
+                }
+                q
+            };
+            let total: i64 = visible().count().get_result(conn)?;
+            let rows: Vec<CommentRow> = if total > query.page.offset {
+                use feedback_comments::{created_at, id as comment_id, updated_at};
+                let q = visible().select(CommentRow::as_select());
+                let q = match (query.sort, query.direction) {
+                    (CommentSort::CreatedAt, Direction::Asc) => {
+                        q.order_by((created_at.asc(), comment_id.asc()))
                     }
-                    q
+                    (CommentSort::CreatedAt, Direction::Desc) => {
+                        q.order_by((created_at.desc(), comment_id.desc()))
+                    }
+                    (CommentSort::UpdatedAt, Direction::Asc) => {
+                        q.order_by((updated_at.asc(), comment_id.asc()))
+                    }
+                    (CommentSort::UpdatedAt, Direction::Desc) => {
+                        q.order_by((updated_at.desc(), comment_id.desc()))
+                    }
                 };
-                let total: i64 = visible().count().get_result(conn)?;
-                let rows: Vec<CommentRow> = if total > query.page.offset {
-                    use feedback_comments::{created_at, id as comment_id, updated_at};
-                    let q = visible().select(CommentRow::as_select());
-                    let q = match (query.sort, query.direction) {
-                        (CommentSort::CreatedAt, Direction::Asc) => {
-                            q.order_by((created_at.asc(), comment_id.asc()))
-                        }
-                        (CommentSort::CreatedAt, Direction::Desc) => {
-                            q.order_by((created_at.desc(), comment_id.desc()))
-                        }
-                        (CommentSort::UpdatedAt, Direction::Asc) => {
-                            q.order_by((updated_at.asc(), comment_id.asc()))
-                        }
-                        (CommentSort::UpdatedAt, Direction::Desc) => {
-                            q.order_by((updated_at.desc(), comment_id.desc()))
-                        }
-                    };
-                    q.limit(query.page.limit)
-                        .offset(query.page.offset)
-                        .load(conn)?
-                } else {
-                    Vec::new()
-                };
-                let authors =
-                    subscribers_by_id(conn, &team, rows.iter().map(|r| r.subscriber_id.as_str()))?;
-                let items = rows
-                    .into_iter()
-                    .map(|row| {
-                        let author = authors.get(&row.subscriber_id).cloned();
-                        Ok(CommentView {
-                            comment: row.into_domain()?,
-                            author,
-                        })
+                q.limit(query.page.limit)
+                    .offset(query.page.offset)
+                    .load(conn)?
+            } else {
+                Vec::new()
+            };
+            let authors =
+                subscribers_by_id(conn, &team, rows.iter().map(|r| r.subscriber_id.as_str()))?;
+            let items = rows
+                .into_iter()
+                .map(|row| {
+                    let author = authors.get(&row.subscriber_id).cloned();
+                    Ok(CommentView {
+                        comment: row.into_domain()?,
+                        author,
                     })
-                    .collect::<DbResult<Vec<_>>>()?;
-                Ok(Paged {
-                    items,
-                    total,
-                    page: query.page,
                 })
+                .collect::<DbResult<Vec<_>>>()?;
+            Ok(Paged {
+                items,
+                total,
+                page: query.page,
             })
         })
         .await
@@ -461,20 +457,18 @@ impl FeedbackStore for DieselStore {
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), feedback.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                feedback_follows::table
-                    .filter(feedback_follows::feedback_id.eq(id))
-                    .filter(feedback_follows::team_id.eq(team))
-                    .order((
-                        feedback_follows::created_at.asc(),
-                        feedback_follows::subscriber_id.asc(),
-                    ))
-                    .select(feedback_follows::subscriber_id)
-                    .load::<String>(conn)?
-                    .iter()
-                    .map(|raw| parse_id("feedback_follows.subscriber_id", raw))
-                    .collect()
-            })
+            feedback_follows::table
+                .filter(feedback_follows::feedback_id.eq(id))
+                .filter(feedback_follows::team_id.eq(team))
+                .order((
+                    feedback_follows::created_at.asc(),
+                    feedback_follows::subscriber_id.asc(),
+                ))
+                .select(feedback_follows::subscriber_id)
+                .load::<String>(conn)?
+                .iter()
+                .map(|raw| parse_id("feedback_follows.subscriber_id", raw))
+                .collect()
         })
         .await
     }

@@ -32,7 +32,7 @@ use crate::{
     schema::{
         stages, subscribers, topic_comments, topic_follows, topic_visits, topic_votes, topics,
     },
-    tx::{read, write_tx},
+    tx::write_tx,
     DieselStore,
 };
 
@@ -217,13 +217,13 @@ impl TopicStore for DieselStore {
 
     async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::Id(id))))
+        self.run_read(move |conn| read_view(conn, &team, Key::Id(id)))
             .await
     }
 
     async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run_read(move |conn| read(conn, |conn| read_view(conn, &team, Key::UrlId(url_id))))
+        self.run_read(move |conn| read_view(conn, &team, Key::UrlId(url_id)))
             .await
     }
 
@@ -283,7 +283,7 @@ impl TopicStore for DieselStore {
 
     async fn list_topics(&self, team: TeamId, query: &TopicQuery) -> StoreResult<Paged<TopicView>> {
         let (team, query) = (team.to_string(), *query);
-        self.run_read(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+        self.run_read(move |conn| list::list(conn, &team, &query))
             .await
     }
 
@@ -409,28 +409,26 @@ impl TopicStore for DieselStore {
         let (team, id) = (team.to_string(), topic.to_string());
         let subscriber = subscriber.map(|s| s.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                let Some(count) = topics::table
-                    .filter(topics::id.eq(&id))
-                    .filter(topics::team_id.eq(&team))
-                    .select(topics::vote_count)
-                    .get_result::<i64>(conn)
+            let Some(count) = topics::table
+                .filter(topics::id.eq(&id))
+                .filter(topics::team_id.eq(&team))
+                .select(topics::vote_count)
+                .get_result::<i64>(conn)
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            let voted = match subscriber {
+                Some(subscriber) => topic_votes::table
+                    .filter(topic_votes::topic_id.eq(&id))
+                    .filter(topic_votes::creator_id.eq(subscriber))
+                    .select(topic_votes::id)
+                    .get_result::<String>(conn)
                     .optional()?
-                else {
-                    return Ok(None);
-                };
-                let voted = match subscriber {
-                    Some(subscriber) => topic_votes::table
-                        .filter(topic_votes::topic_id.eq(&id))
-                        .filter(topic_votes::creator_id.eq(subscriber))
-                        .select(topic_votes::id)
-                        .get_result::<String>(conn)
-                        .optional()?
-                        .is_some(),
-                    None => false,
-                };
-                Ok(Some(TopicVoteState { count, voted }))
-            })
+                    .is_some(),
+                None => false,
+            };
+            Ok(Some(TopicVoteState { count, voted }))
         })
         .await
     }
@@ -476,16 +474,14 @@ impl TopicStore for DieselStore {
     ) -> StoreResult<Option<TopicComment>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                topic_comments::table
-                    .filter(topic_comments::id.eq(id))
-                    .filter(topic_comments::team_id.eq(team))
-                    .select(CommentRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(CommentRow::into_domain)
-                    .transpose()
-            })
+            topic_comments::table
+                .filter(topic_comments::id.eq(id))
+                .filter(topic_comments::team_id.eq(team))
+                .select(CommentRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(CommentRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -496,7 +492,7 @@ impl TopicStore for DieselStore {
         query: &ThreadQuery,
     ) -> StoreResult<Paged<CommentThread>> {
         let (team, query) = (team.to_string(), *query);
-        self.run_read(move |conn| read(conn, |conn| threads::threads(conn, &team, &query)))
+        self.run_read(move |conn| threads::threads(conn, &team, &query))
             .await
     }
 
@@ -546,20 +542,18 @@ impl TopicStore for DieselStore {
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), topic.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                topic_follows::table
-                    .filter(topic_follows::topic_id.eq(id))
-                    .filter(topic_follows::team_id.eq(team))
-                    .order((
-                        topic_follows::created_at.asc(),
-                        topic_follows::subscriber_id.asc(),
-                    ))
-                    .select(topic_follows::subscriber_id)
-                    .load::<String>(conn)?
-                    .iter()
-                    .map(|raw| parse_id("topic_follows.subscriber_id", raw))
-                    .collect()
-            })
+            topic_follows::table
+                .filter(topic_follows::topic_id.eq(id))
+                .filter(topic_follows::team_id.eq(team))
+                .order((
+                    topic_follows::created_at.asc(),
+                    topic_follows::subscriber_id.asc(),
+                ))
+                .select(topic_follows::subscriber_id)
+                .load::<String>(conn)?
+                .iter()
+                .map(|raw| parse_id("topic_follows.subscriber_id", raw))
+                .collect()
         })
         .await
     }

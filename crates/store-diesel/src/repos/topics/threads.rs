@@ -148,16 +148,14 @@ fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
 
 #[cfg(test)]
 mod tests {
-    use diesel::{connection::SimpleConnection, Connection, RunQueryDsl, SqliteConnection};
+    use diesel::RunQueryDsl;
     use sounding_domain::{ids::TopicId, page::PageRequest};
 
     use super::*;
 
     #[test]
     fn a_topics_threads_read_its_roots_and_replies_by_index_not_the_teams_comments() {
-        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        crate::migrations::run(&mut conn).unwrap();
-        conn.batch_execute("PRAGMA foreign_keys = OFF").unwrap();
+        let mut conn = crate::migrations::scratch_sqlite();
         let topic = TopicId::new();
         let [team, root, reply, person] = [(); 4].map(|()| uuid::Uuid::now_v7().to_string());
         let at = "'2026-01-01 00:00:00', '2026-01-01 00:00:00'";

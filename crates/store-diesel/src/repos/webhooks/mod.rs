@@ -46,16 +46,14 @@ impl WebhookStore for DieselStore {
     async fn webhooks(&self, team: TeamId) -> StoreResult<Vec<WebhookSubscription>> {
         let team = team.to_string();
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                webhooks::table
-                    .filter(webhooks::team_id.eq(team))
-                    .order((webhooks::created_at.asc(), webhooks::id.asc()))
-                    .select(WebhookRow::as_select())
-                    .load(conn)?
-                    .into_iter()
-                    .map(WebhookRow::into_domain)
-                    .collect()
-            })
+            webhooks::table
+                .filter(webhooks::team_id.eq(team))
+                .order((webhooks::created_at.asc(), webhooks::id.asc()))
+                .select(WebhookRow::as_select())
+                .load(conn)?
+                .into_iter()
+                .map(WebhookRow::into_domain)
+                .collect()
         })
         .await
     }
@@ -67,16 +65,14 @@ impl WebhookStore for DieselStore {
     ) -> StoreResult<Option<WebhookSubscription>> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run_read(move |conn| {
-            read(conn, |conn| {
-                webhooks::table
-                    .filter(webhooks::id.eq(id))
-                    .filter(webhooks::team_id.eq(team))
-                    .select(WebhookRow::as_select())
-                    .get_result(conn)
-                    .optional()?
-                    .map(WebhookRow::into_domain)
-                    .transpose()
-            })
+            webhooks::table
+                .filter(webhooks::id.eq(id))
+                .filter(webhooks::team_id.eq(team))
+                .select(WebhookRow::as_select())
+                .get_result(conn)
+                .optional()?
+                .map(WebhookRow::into_domain)
+                .transpose()
         })
         .await
     }
@@ -146,7 +142,7 @@ impl WebhookStore for DieselStore {
         query: &DeliveryQuery,
     ) -> StoreResult<Paged<Delivery>> {
         let (team, query) = (team.to_string(), *query);
-        self.run_read(move |conn| read(conn, |conn| list::list(conn, &team, &query)))
+        self.run_read(move |conn| list::list(conn, &team, &query))
             .await
     }
 
