@@ -361,4 +361,62 @@ mod tests {
         assert_eq!(Engine::Sqlite.to_string(), "sqlite");
         assert_eq!(Engine::Postgres.to_string(), "postgres");
     }
+
+    /// A `SELECT 1` that counts the passes which render it to SQL.
+    #[derive(diesel::query_builder::QueryId)]
+    struct CountedSelect {
+        renders: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl diesel::query_builder::Query for CountedSelect {
+        type SqlType = diesel::sql_types::Integer;
+    }
+
+    impl diesel::query_builder::QueryFragment<multi_connection_impl::MultiBackend> for CountedSelect {
+        fn walk_ast<'b>(
+            &'b self,
+            mut pass: diesel::query_builder::AstPass<'_, 'b, multi_connection_impl::MultiBackend>,
+        ) -> diesel::QueryResult<()> {
+            use diesel::internal::derives::multiconnection::AstPassHelper;
+            // Only a to-SQL pass converts its query builder.
+            let _ = pass
+                .reborrow()
+                .cast_database::<multi_connection_impl::MultiBackend>(
+                    |collector| collector,
+                    |builder| {
+                        self.renders.set(self.renders.get() + 1);
+                        builder
+                    },
+                    |backend| backend,
+                    |lookup| lookup,
+                );
+            pass.push_sql("SELECT 1");
+            Ok(())
+        }
+    }
+
+    impl diesel::RunQueryDsl<DbConnection> for CountedSelect {}
+
+    /// The patched `#[derive(MultiConnection)]` (crates/vendor/diesel_derives/PATCHED.md): a
+    /// cached statement is rendered to SQL once, when it is prepared, not on every run.
+    #[test]
+    fn a_cached_statement_is_rendered_to_sql_once() {
+        use diesel::RunQueryDsl;
+
+        let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
+        let renders = std::rc::Rc::new(std::cell::Cell::new(0));
+        for _ in 0..3 {
+            let one: i32 = CountedSelect {
+                renders: renders.clone(),
+            }
+            .get_result(&mut conn)
+            .unwrap();
+            assert_eq!(one, 1);
+        }
+        assert_eq!(
+            renders.get(),
+            1,
+            "rendered on every run, not only when prepared"
+        );
+    }
 }
