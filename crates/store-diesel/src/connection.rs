@@ -19,6 +19,9 @@ pub enum DbConnection {
     Sqlite(SqliteConnection),
 }
 
+/// The backend every query is written against, for the few fragments written by hand.
+pub(crate) type Backend = multi_connection_impl::MultiBackend;
+
 /// Runs the same statement on whichever inner connection is live. For the statements the
 /// common `MultiBackend` cannot express (`ON CONFLICT`, `FOR UPDATE`) but both engines can.
 macro_rules! per_backend {
@@ -354,6 +357,24 @@ mod tests {
             assert_eq!(pragma("busy_timeout"), "5000");
             assert_eq!(pragma("journal_size_limit"), "67108864");
         }
+    }
+
+    /// Without the query planner stability guarantee, SQLite re-prepares a cached statement
+    /// every time a value bound to its `LIMIT` changes (.cargo/config.toml builds it in).
+    #[test]
+    fn the_bundled_sqlite_plans_without_looking_at_bound_values() {
+        #[derive(diesel::QueryableByName)]
+        struct Used {
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            used: i32,
+        }
+        let mut conn = SqliteConnection::establish(":memory:").unwrap();
+        let qpsg = diesel::RunQueryDsl::get_result::<Used>(
+            diesel::sql_query("SELECT sqlite_compileoption_used('ENABLE_QPSG') AS used"),
+            &mut conn,
+        )
+        .unwrap();
+        assert_eq!(qpsg.used, 1);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod connection;
 mod error;
 mod migrations;
+mod one_of;
 mod raw_sql;
 mod repos;
 mod schema;

@@ -1,14 +1,15 @@
 //! Hand-written SQL for the few queries the query builder cannot express over both engines
-//! (the feedback list with its trending score). The text is built once; placeholders are
-//! numbered for the live engine (`?` on SQLite, `$1, $2, …` on PostgreSQL) and the values
-//! bound in the same order on the inner connection.
+//! (the feedback list with its trending score). Literal SQL and bound values are kept apart,
+//! so diesel spells the placeholders for the live engine (`?` on SQLite, `$1, $2, …` on
+//! PostgreSQL) and keeps each distinct text's prepared statement, as it does for its own
+//! queries: a list runs a prepared statement instead of parsing its SQL on every request.
 
 use diesel::{
     backend::Backend,
-    query_builder::{BoxedSqlQuery, SqlQuery},
+    query_builder::{AstPass, Query, QueryFragment, QueryId},
     serialize::ToSql,
-    sql_types::{BigInt, HasSqlType, Text, Timestamp},
-    Connection, QueryableByName, RunQueryDsl,
+    sql_types::{BigInt, HasSqlType, Text, Timestamp, Untyped},
+    QueryResult, QueryableByName, RunQueryDsl,
 };
 use time::PrimitiveDateTime;
 
@@ -25,39 +26,40 @@ pub(crate) enum Param {
     Timestamp(PrimitiveDateTime),
 }
 
-/// SQL text and its parameters, placeholders spelled for one engine.
+/// SQL text and its parameters.
+///
+/// Every distinct text is prepared once per connection and kept, so the text must come from a
+/// bounded set: values always go through [`RawSql::param`], never into the text.
 #[derive(Debug)]
 pub(crate) struct RawSql {
-    sql: String,
+    /// The literal SQL around the placeholders: `pieces[i]` comes before `params[i]`, and the
+    /// last piece after every placeholder (so there is always one more piece than params).
+    pieces: Vec<String>,
     params: Vec<Param>,
-    numbered: bool,
 }
 
 impl RawSql {
-    /// Empty SQL for the engine behind `conn`.
-    pub(crate) fn for_connection(conn: &DbConnection) -> Self {
+    /// Empty SQL.
+    pub(crate) fn new() -> Self {
         Self {
-            sql: String::new(),
+            pieces: vec![String::new()],
             params: Vec::new(),
-            numbered: matches!(conn, DbConnection::Postgresql(_)),
         }
     }
 
     /// Appends literal SQL (never a value: values go through [`RawSql::param`]).
     pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
-        self.sql.push_str(sql);
+        self.pieces
+            .last_mut()
+            .expect("there is always a last piece")
+            .push_str(sql);
         self
     }
 
     /// Appends a placeholder bound to `value`.
     pub(crate) fn param(&mut self, value: Param) -> &mut Self {
         self.params.push(value);
-        if self.numbered {
-            self.sql.push('$');
-            self.sql.push_str(&self.params.len().to_string());
-        } else {
-            self.sql.push('?');
-        }
+        self.pieces.push(String::new());
         self
     }
 
@@ -66,38 +68,52 @@ impl RawSql {
         self.param(Param::Text(value.into()))
     }
 
-    #[cfg(test)]
-    pub(crate) fn sql(&self) -> &str {
-        &self.sql
-    }
-
     /// Runs the query and reads every row by column name.
     pub(crate) fn load<U>(&self, conn: &mut DbConnection) -> DbResult<Vec<U>>
     where
         U: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
     {
-        Ok(per_backend!(conn, |inner| bound(inner, self).load::<U>(inner))?)
+        Ok(per_backend!(conn, |inner| Bound(self).load::<U>(inner))?)
     }
 }
 
-/// The query with its values bound, typed for the backend of `_conn` (taken only for its type).
-fn bound<'a, C>(_conn: &C, raw: &'a RawSql) -> BoxedSqlQuery<'a, C::Backend, SqlQuery>
+/// A [`RawSql`] as a diesel query. Unlike `diesel::sql_query`, which never lets its statement
+/// be cached, it may be: the statement cache keys it by its text and bind types.
+struct Bound<'a>(&'a RawSql);
+
+impl<DB> QueryFragment<DB> for Bound<'_>
 where
-    C: Connection,
-    C::Backend: Backend + HasSqlType<Text> + HasSqlType<BigInt> + HasSqlType<Timestamp>,
-    String: ToSql<Text, C::Backend>,
-    i64: ToSql<BigInt, C::Backend>,
-    PrimitiveDateTime: ToSql<Timestamp, C::Backend>,
+    DB: Backend + HasSqlType<Text> + HasSqlType<BigInt> + HasSqlType<Timestamp>,
+    String: ToSql<Text, DB>,
+    i64: ToSql<BigInt, DB>,
+    PrimitiveDateTime: ToSql<Timestamp, DB>,
 {
-    raw.params.iter().fold(
-        diesel::sql_query(raw.sql.as_str()).into_boxed(),
-        |query, param| match param {
-            Param::Text(v) => query.bind::<Text, _>(v.clone()),
-            Param::BigInt(v) => query.bind::<BigInt, _>(*v),
-            Param::Timestamp(v) => query.bind::<Timestamp, _>(*v),
-        },
-    )
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let raw = self.0;
+        for (piece, param) in raw.pieces.iter().zip(&raw.params) {
+            out.push_sql(piece);
+            match param {
+                Param::Text(v) => out.push_bind_param::<Text, _>(v)?,
+                Param::BigInt(v) => out.push_bind_param::<BigInt, _>(v)?,
+                Param::Timestamp(v) => out.push_bind_param::<Timestamp, _>(v)?,
+            }
+        }
+        out.push_sql(raw.pieces.last().map_or("", String::as_str));
+        Ok(())
+    }
 }
+
+impl QueryId for Bound<'_> {
+    type QueryId = ();
+    // The text varies with the query's options: the cache keys it by the text itself.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for Bound<'_> {
+    type SqlType = Untyped;
+}
+
+impl<Conn> RunQueryDsl<Conn> for Bound<'_> {}
 
 /// `term` as a `LIKE` pattern that matches it anywhere, its own `%`, `_` and `\` taken
 /// literally (use with `ESCAPE '\'`).
@@ -121,25 +137,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn placeholders_are_spelled_per_engine() {
-        let sqlite = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        let mut raw = RawSql::for_connection(&sqlite);
-        raw.push("a = ")
-            .text("x")
-            .push(" AND b = ")
-            .param(Param::BigInt(1));
-        assert_eq!(raw.sql(), "a = ? AND b = ?");
-
-        let mut raw = RawSql {
-            sql: String::new(),
-            params: Vec::new(),
-            numbered: true,
-        };
-        raw.push("a = ")
-            .text("x")
-            .push(" AND b = ")
-            .param(Param::BigInt(1));
-        assert_eq!(raw.sql(), "a = $1 AND b = $2");
+    fn a_text_is_prepared_once_and_reused_with_other_values() {
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = BigInt)]
+            b: i64,
+        }
+        let prepared = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = prepared.clone();
+        let mut inner = SqliteConnection::establish(":memory:").unwrap();
+        inner.set_instrumentation(move |event: diesel::connection::InstrumentationEvent<'_>| {
+            if let diesel::connection::InstrumentationEvent::CacheQuery { .. } = event {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+        let mut conn = DbConnection::Sqlite(inner);
+        for b in [1, 2, 3] {
+            let mut raw = RawSql::new();
+            raw.push("SELECT ").param(Param::BigInt(b)).push(" AS b");
+            assert_eq!(raw.load::<Row>(&mut conn).unwrap(), vec![Row { b }]);
+        }
+        assert_eq!(prepared.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]
@@ -158,7 +176,7 @@ mod tests {
             b: i64,
         }
         let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
-        let mut raw = RawSql::for_connection(&conn);
+        let mut raw = RawSql::new();
         raw.push("SELECT ")
             .text("x")
             .push(" AS a, ")

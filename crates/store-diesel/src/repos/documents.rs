@@ -27,6 +27,7 @@ use super::{from_db_time, parse_id, to_db_time};
 use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
+    one_of::one_of,
     raw_sql::{like_contains, Param, RawSql},
     schema::{document_reactions, documents},
     tx::write_tx,
@@ -103,7 +104,7 @@ fn views(
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let counted: Vec<(String, String, i64)> = document_reactions::table
         .filter(document_reactions::team_id.eq(team))
-        .filter(document_reactions::document_id.eq_any(&ids))
+        .filter(one_of(document_reactions::document_id, &ids))
         .group_by((document_reactions::document_id, document_reactions::emoji))
         .select((
             document_reactions::document_id,
@@ -119,7 +120,7 @@ fn views(
     if let Some(viewer) = viewer {
         let own: Vec<(String, String)> = document_reactions::table
             .filter(document_reactions::team_id.eq(team))
-            .filter(document_reactions::document_id.eq_any(&ids))
+            .filter(one_of(document_reactions::document_id, &ids))
             .filter(document_reactions::subscriber_id.eq(viewer))
             .select((document_reactions::document_id, document_reactions::emoji))
             .order((document_reactions::document_id, document_reactions::emoji))
@@ -206,7 +207,7 @@ fn list(
     team: &str,
     query: &DocumentQuery,
 ) -> DbResult<Paged<DocumentView>> {
-    let mut count = RawSql::for_connection(conn);
+    let mut count = RawSql::new();
     count.push("SELECT COUNT(*) AS n FROM documents d");
     selection(&mut count, team, query);
     let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
@@ -217,7 +218,7 @@ fn list(
             Direction::Asc => " ASC",
             Direction::Desc => " DESC",
         };
-        let mut page = RawSql::for_connection(conn);
+        let mut page = RawSql::new();
         page.push("SELECT ").push(COLUMNS).push(" FROM documents d");
         selection(&mut page, team, query);
         page.push(" ORDER BY ");

@@ -22,6 +22,7 @@ use super::{
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
+    one_of::one_of,
     schema::subscribers,
     tx::write_tx,
     DieselStore,
@@ -328,18 +329,10 @@ pub(crate) fn subscribers_by_id<'a>(
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let rows: Vec<SubscriberRow> = match ids.as_slice() {
-        // One id (one item's people): `=` is a statement diesel keeps prepared; an `IN` list,
-        // whose length varies, is prepared anew each time.
-        [id] => subscribers::table
-            .filter(subscribers::id.eq(*id))
-            .select(SubscriberRow::as_select())
-            .load(conn)?,
-        _ => subscribers::table
-            .filter(subscribers::id.eq_any(ids))
-            .select(SubscriberRow::as_select())
-            .load(conn)?,
-    };
+    let rows: Vec<SubscriberRow> = subscribers::table
+        .filter(one_of(subscribers::id, ids))
+        .select(SubscriberRow::as_select())
+        .load(conn)?;
     rows.into_iter()
         .filter(|row| row.team_id == team)
         .map(|row| {

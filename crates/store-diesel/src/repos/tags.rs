@@ -17,6 +17,7 @@ use super::{from_db_time, parse_id, to_db_time};
 use crate::{
     connection::DbConnection,
     error::DbResult,
+    one_of::one_of,
     schema::{feedback_tags, tags},
     tx::write_tx,
     DieselStore,
@@ -85,17 +86,10 @@ pub(crate) fn tags_of_items<'a>(
     let in_team = feedback_tags::table
         .inner_join(tags::table)
         .filter(feedback_tags::team_id.eq(team));
-    // One item: `=`, kept prepared (see `subscribers_by_id`).
-    let rows: Vec<(String, String, String, String)> = match items.as_slice() {
-        [item] => in_team
-            .filter(feedback_tags::feedback_id.eq(*item))
-            .select(columns)
-            .load(conn)?,
-        _ => in_team
-            .filter(feedback_tags::feedback_id.eq_any(items))
-            .select(columns)
-            .load(conn)?,
-    };
+    let rows: Vec<(String, String, String, String)> = in_team
+        .filter(one_of(feedback_tags::feedback_id, items))
+        .select(columns)
+        .load(conn)?;
     let mut by_item: HashMap<String, Vec<TagRef>> = HashMap::new();
     for (item, id, name, color) in rows {
         by_item.entry(item).or_default().push(TagRef {

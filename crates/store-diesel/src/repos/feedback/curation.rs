@@ -245,7 +245,7 @@ impl FeedbackCurationStore for DieselStore {
         self.run_read(move |conn| {
             // One statement: archived items fall in their own bucket, the others in their
             // status's.
-            let mut sql = RawSql::for_connection(conn);
+            let mut sql = RawSql::new();
             sql.push("SELECT CASE WHEN archived_at IS NULL THEN status ELSE ")
                 .text(ARCHIVED)
                 .push(" END AS bucket, COUNT(*) AS n FROM feedback WHERE team_id = ")

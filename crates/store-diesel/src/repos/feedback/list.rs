@@ -32,13 +32,13 @@ pub(super) fn list(
     team: &str,
     query: &FeedbackQuery,
 ) -> DbResult<Paged<FeedbackView>> {
-    let mut count = RawSql::for_connection(conn);
+    let mut count = RawSql::new();
     count.push("SELECT COUNT(*) AS n FROM feedback f");
     selection(&mut count, team, query);
     let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
 
     let rows: Vec<FeedbackRow> = if total > query.page.offset {
-        let mut page = RawSql::for_connection(conn);
+        let mut page = RawSql::new();
         page.push("SELECT ").push(COLUMNS).push(" FROM feedback f");
         if query.sort == FeedbackSort::Trending {
             trending_scores(&mut page, team, query);
@@ -118,12 +118,17 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
         } => {}
     }
     if !query.statuses.is_empty() {
+        // Each distinct SQL text stays prepared on its connection: asking for a status twice
+        // must not make another one.
+        let mut statuses: Vec<&str> = query.statuses.iter().map(|s| s.as_str()).collect();
+        statuses.sort_unstable();
+        statuses.dedup();
         sql.push(" AND f.status IN (");
-        for (i, status) in query.statuses.iter().enumerate() {
+        for (i, status) in statuses.into_iter().enumerate() {
             if i > 0 {
                 sql.push(", ");
             }
-            sql.text(status.as_str());
+            sql.text(status);
         }
         sql.push(")");
     }

@@ -18,6 +18,7 @@ use super::super::{
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
+    one_of::one_of,
     schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
 };
 
@@ -262,17 +263,10 @@ fn boards_by_id<'a>(
         feedback_boards::is_public,
     );
     type Columns = (String, String, String, String, bool);
-    // One id: `=`, kept prepared (see `subscribers_by_id`).
-    let rows: Vec<Columns> = match ids.as_slice() {
-        [id] => feedback_boards::table
-            .filter(feedback_boards::id.eq(*id))
-            .select(columns)
-            .load(conn)?,
-        _ => feedback_boards::table
-            .filter(feedback_boards::id.eq_any(ids))
-            .select(columns)
-            .load(conn)?,
-    };
+    let rows: Vec<Columns> = feedback_boards::table
+        .filter(one_of(feedback_boards::id, ids))
+        .select(columns)
+        .load(conn)?;
     rows.into_iter()
         .filter(|(_, board_team, ..)| board_team == team)
         .map(|(id, _, name, slug, is_public)| {

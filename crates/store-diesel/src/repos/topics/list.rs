@@ -32,14 +32,14 @@ pub(super) fn list(
     team: &str,
     query: &TopicQuery,
 ) -> DbResult<Paged<TopicView>> {
-    let mut count = RawSql::for_connection(conn);
+    let mut count = RawSql::new();
     count.push("SELECT COUNT(*) AS n FROM topics t");
     selection(&mut count, team, query);
     let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
 
     let rows: Vec<TopicRow> = if total > query.page.offset {
         let postgres = matches!(conn, DbConnection::Postgresql(_));
-        let mut page = RawSql::for_connection(conn);
+        let mut page = RawSql::new();
         page.push("SELECT ").push(COLUMNS).push(" FROM topics t");
         selection(&mut page, team, query);
         let column = match query.sort {

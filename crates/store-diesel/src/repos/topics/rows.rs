@@ -16,6 +16,7 @@ use super::super::{from_db_time, parse_id, parse_json_object, to_db_time, to_jso
 use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
+    one_of::one_of,
     schema::{stages, topic_comments, topic_follows, topic_votes, topics},
 };
 
@@ -241,7 +242,7 @@ fn stages_by_id<'a>(
     }
     stages::table
         .filter(stages::team_id.eq(team))
-        .filter(stages::id.eq_any(ids))
+        .filter(one_of(stages::id, ids))
         .select((
             stages::id,
             stages::name,
@@ -274,7 +275,7 @@ pub(super) fn topic_refs_by_id<'a>(
         return Ok(HashMap::new());
     }
     topics::table
-        .filter(topics::id.eq_any(ids))
+        .filter(one_of(topics::id, ids))
         .select((topics::id, topics::team_id, topics::title, topics::url_id))
         .load::<(String, String, String, String)>(conn)?
         .into_iter()

@@ -19,6 +19,7 @@ use super::{
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
+    one_of::one_of,
     raw_sql::{Param, RawSql},
     repos::subscribers::subscribers_by_id,
     schema::topic_comments,
@@ -33,13 +34,13 @@ pub(super) fn threads(
     team: &str,
     query: &ThreadQuery,
 ) -> DbResult<Paged<CommentThread>> {
-    let mut count = RawSql::for_connection(conn);
+    let mut count = RawSql::new();
     count.push("SELECT COUNT(*) AS n FROM topic_comments c");
     selection(&mut count, team, query);
     let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
 
     let roots: Vec<CommentRow> = if total > query.page.offset {
-        let mut page = RawSql::for_connection(conn);
+        let mut page = RawSql::new();
         page.push("SELECT ")
             .push(COLUMNS)
             .push(" FROM topic_comments c");
@@ -77,7 +78,7 @@ pub(super) fn threads(
     let root_ids: Vec<&str> = roots.iter().map(|r| r.id.as_str()).collect();
     let mut replies: Vec<CommentRow> = topic_comments::table
         .filter(topic_comments::team_id.eq(team))
-        .filter(topic_comments::root_id.eq_any(root_ids))
+        .filter(one_of(topic_comments::root_id, root_ids))
         .filter(topic_comments::parent_id.is_not_null())
         .select(CommentRow::as_select())
         .load(conn)?;

@@ -301,7 +301,7 @@ pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool>
         n: i64,
     }
     let now = to_db_time(now);
-    let mut due = RawSql::for_connection(conn);
+    let mut due = RawSql::new();
     due.push(
         "SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries d \
          WHERE d.status = 'pending' AND d.next_attempt_at <= ",
@@ -335,7 +335,7 @@ pub(super) fn lease(
 
     // Through `webhook_deliveries_due_idx` (its predicate spelled as a literal, so PostgreSQL
     // can use the partial index in a generic plan too).
-    let mut due = RawSql::for_connection(conn);
+    let mut due = RawSql::new();
     due.push("SELECT ")
         .push(DELIVERY_COLUMNS)
         .push(" FROM webhook_deliveries d WHERE d.status = 'pending' AND d.next_attempt_at <= ")

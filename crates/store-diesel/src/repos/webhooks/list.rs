@@ -26,13 +26,13 @@ pub(super) fn list(
     team: &str,
     query: &DeliveryQuery,
 ) -> DbResult<Paged<Delivery>> {
-    let mut count = RawSql::for_connection(conn);
+    let mut count = RawSql::new();
     count.push("SELECT COUNT(*) AS n FROM webhook_deliveries d");
     selection(&mut count, team, query);
     let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
 
     let rows: Vec<DeliveryRow> = if total > query.page.offset {
-        let mut page = RawSql::for_connection(conn);
+        let mut page = RawSql::new();
         page.push("SELECT ")
             .push(DELIVERY_COLUMNS)
             .push(" FROM webhook_deliveries d");
