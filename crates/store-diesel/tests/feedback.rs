@@ -35,6 +35,7 @@ on_every_engine!(
     lists_are_ordered_newest_top_and_trending,
     lists_are_filtered_by_scope_status_board_and_search,
     boards_count_their_feedback_and_refuse_deletion_while_they_hold_any,
+    a_public_boards_total_follows_every_change_to_its_items,
     comments_are_listed_in_order_with_their_authors,
     follows_are_idempotent_and_in_order,
     commits_that_wrote_events_are_announced_and_reads_are_not,
@@ -839,6 +840,96 @@ async fn boards_count_their_feedback_and_refuse_deletion_while_they_hold_any(env
     moved.board_id = None;
     assert!(store.update_feedback(&moved, &[]).await.unwrap());
     assert!(store.delete_board(a, archive_only.id).await.unwrap());
+}
+
+/// A public board's list without filters reads its total from `feedback_public_counts`, which
+/// triggers keep; asking for every status takes the counting path. The two must agree after
+/// each change, and match what was done.
+async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
+    let store = &*env.store;
+    let (a, b) = (team(store, "a").await, team(store, "b").await);
+    let jane = subscriber(store, a, "jane@example.com").await;
+    let mut x = board(store, a, "x", true).await;
+    let y = board(store, a, "y", true).await;
+    let hidden = board(store, a, "hidden", false).await;
+    let totals = |team: TeamId, board: BoardId| async move {
+        let mut q = query(FeedbackScope::Public, FeedbackSort::Top);
+        q.board_id = Some(board);
+        let kept = list(store, team, &q).await.1;
+        q.statuses = vec![
+            FeedbackStatus::InReview,
+            FeedbackStatus::InProgress,
+            FeedbackStatus::Planned,
+            FeedbackStatus::Completed,
+            FeedbackStatus::Closed,
+        ];
+        let counted = list(store, team, &q).await.1;
+        assert_eq!(kept, counted, "kept and counted totals of {board}");
+        kept
+    };
+    let on = |board: &Board, title: &str, published: bool| {
+        let mut f = item(a, jane.id, title, t0());
+        f.board_id = Some(board.id);
+        if !published {
+            f.published_at = None;
+        }
+        f
+    };
+
+    let mut items = Vec::new();
+    for (board, title, published) in [
+        (&x, "x1", true),
+        (&x, "x2", true),
+        (&x, "x3", true),
+        (&x, "draft", false),
+        (&y, "y1", true),
+        (&hidden, "h1", true),
+    ] {
+        let f = on(board, title, published);
+        store.insert_feedback(&f, &[]).await.unwrap();
+        items.push(f);
+    }
+    assert_eq!((totals(a, x.id).await, totals(a, y.id).await), (3, 1));
+    assert_eq!(
+        totals(a, hidden.id).await,
+        0,
+        "a private board lists nothing"
+    );
+    assert_eq!(
+        totals(b, x.id).await,
+        0,
+        "another team's board lists nothing"
+    );
+
+    // Published, archived, moved, unarchived, deleted: each moves the totals.
+    let save = |f: Feedback| async move { assert!(store.update_feedback(&f, &[]).await.unwrap()) };
+    items[3].published_at = Some(t0());
+    save(items[3].clone()).await;
+    assert_eq!(totals(a, x.id).await, 4);
+    items[0].archived_at = Some(t0());
+    save(items[0].clone()).await;
+    assert_eq!(totals(a, x.id).await, 3);
+    items[1].board_id = Some(y.id);
+    save(items[1].clone()).await;
+    assert_eq!((totals(a, x.id).await, totals(a, y.id).await), (2, 2));
+    items[0].archived_at = None;
+    save(items[0].clone()).await;
+    assert_eq!(totals(a, x.id).await, 3);
+    // A change to anything else leaves the totals as they are.
+    items[2].title = "x3, renamed".into();
+    items[2].status = FeedbackStatus::Planned;
+    save(items[2].clone()).await;
+    assert_eq!(totals(a, x.id).await, 3);
+    assert!(store.delete_feedback(a, items[4].id, &[]).await.unwrap());
+    assert_eq!(totals(a, y.id).await, 1);
+
+    // The board's own visibility counts too.
+    x.meta.is_public = false;
+    store.update_board(&x).await.unwrap();
+    assert_eq!(totals(a, x.id).await, 0);
+    x.meta.is_public = true;
+    store.update_board(&x).await.unwrap();
+    assert_eq!(totals(a, x.id).await, 3);
 }
 
 async fn comments_are_listed_in_order_with_their_authors(env: Env) {

@@ -1,0 +1,3 @@
+DROP TRIGGER feedback_public_counts_track ON feedback;
+DROP FUNCTION feedback_public_counts_track();
+DROP TABLE feedback_public_counts;
