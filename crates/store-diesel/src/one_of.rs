@@ -13,6 +13,15 @@ use diesel::{
 
 use crate::connection::Backend as MultiBackend;
 
+/// `ids` without repeats, sorted: the list to bind, whatever order and repeats the caller
+/// gathered them in.
+pub(crate) fn distinct<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    ids.into_iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
 /// `column IN (values)`: true for rows whose text `column` is one of `values`.
 pub(crate) fn one_of<C, V>(column: C, values: impl IntoIterator<Item = V>) -> OneOf<C>
 where

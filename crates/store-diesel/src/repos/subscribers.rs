@@ -2,7 +2,7 @@
 //! atomically, `revoke_tokens` bumps the token version. `subscribers_by_id` is the batched load
 //! of the people shown with feedback, comments and threads.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -22,7 +22,7 @@ use super::{
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    one_of::one_of,
+    one_of::{distinct, one_of},
     schema::subscribers,
     tx::write_tx,
     DieselStore,
@@ -321,11 +321,7 @@ pub(crate) fn subscribers_by_id<'a>(
     team: &str,
     ids: impl IntoIterator<Item = &'a str>,
 ) -> DbResult<HashMap<String, Subscriber>> {
-    let ids: Vec<&str> = ids
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let ids = distinct(ids);
     if ids.is_empty() {
         return Ok(HashMap::new());
     }

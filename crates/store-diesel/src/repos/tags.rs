@@ -2,7 +2,7 @@
 //! `feedback_tags`, which items carry which tag. The items' tags are read in one query for a
 //! whole page (`tags_of_items`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -17,7 +17,7 @@ use super::{from_db_time, parse_id, to_db_time};
 use crate::{
     connection::DbConnection,
     error::DbResult,
-    one_of::one_of,
+    one_of::{distinct, one_of},
     schema::{feedback_tags, tags},
     tx::write_tx,
     DieselStore,
@@ -69,11 +69,7 @@ pub(crate) fn tags_of_items<'a>(
     team: &str,
     items: impl IntoIterator<Item = &'a str>,
 ) -> DbResult<HashMap<String, Vec<TagRef>>> {
-    let items: Vec<&str> = items
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let items = distinct(items);
     if items.is_empty() {
         return Ok(HashMap::new());
     }

@@ -1,7 +1,7 @@
 //! The feedback tables' rows, their conversions to domain values, and the batched loads that
 //! turn item rows into views (their boards and people in one query each, whatever the count).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use diesel::prelude::*;
 use sounding_domain::{
@@ -18,7 +18,7 @@ use super::super::{
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    one_of::one_of,
+    one_of::{distinct, one_of},
     schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
 };
 
@@ -247,11 +247,7 @@ fn boards_by_id<'a>(
     team: &str,
     ids: impl IntoIterator<Item = &'a str>,
 ) -> DbResult<HashMap<String, BoardRef>> {
-    let ids: Vec<&str> = ids
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let ids = distinct(ids);
     if ids.is_empty() {
         return Ok(HashMap::new());
     }

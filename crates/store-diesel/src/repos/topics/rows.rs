@@ -2,7 +2,7 @@
 //! rows into views (the stages of a page of topics, the topics of a page of comments: one
 //! query each, whatever the count).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use diesel::prelude::*;
 use sounding_domain::{
@@ -16,6 +16,7 @@ use super::super::{from_db_time, parse_id, parse_json_object, to_db_time, to_jso
 use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
+    one_of::distinct,
     one_of::one_of,
     schema::{stages, topic_comments, topic_follows, topic_votes, topics},
 };
@@ -220,14 +221,6 @@ pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<(
         .do_nothing()
         .execute(inner))?;
     Ok(())
-}
-
-/// `ids` without repeats (sorted, so the statement text does not depend on the input order).
-fn distinct<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    ids.into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
 }
 
 /// The team's stages among `ids` as shown with a topic, by id, in one query.

@@ -19,7 +19,7 @@
 //!
 //! On SQLite `BEGIN IMMEDIATE` serializes every writer, which is all they need there.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use diesel::{
     prelude::*,
@@ -40,6 +40,7 @@ use super::{
 use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
+    one_of::distinct,
     raw_sql::{Param, RawSql},
     schema::{outbox_events, webhook_deliveries, webhooks},
 };
@@ -64,14 +65,6 @@ const EVENT_MISSING: &str = "the event is no longer in the outbox";
 const INSERT_CHUNK: usize = 500;
 /// Values per `IN (…)` list.
 const IN_CHUNK: usize = 1000;
-
-/// `ids` without repeats (sorted, so the statement text does not depend on the input order).
-fn distinct<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    ids.into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect()
-}
 
 /// How `lock_webhook` holds a subscription's row on PostgreSQL until the transaction ends.
 #[derive(Debug, Clone, Copy)]
