@@ -11,7 +11,7 @@ use sounding_domain::{
     feedback_vote::FeedbackVote,
     meta::Meta,
     slug,
-    subscriber::Subscriber,
+    subscriber::SubscriberRef,
     tag::TagRef,
     topic::{StageRef, TopicView},
     topic_comment::{CommentThread, TopicCommentView},
@@ -32,8 +32,8 @@ pub struct SubscriberSummary {
     pub avatar_url: Option<String>,
 }
 
-impl From<&Subscriber> for SubscriberSummary {
-    fn from(s: &Subscriber) -> Self {
+impl From<&SubscriberRef> for SubscriberSummary {
+    fn from(s: &SubscriberRef) -> Self {
         Self {
             id: s.id,
             name: s.name.clone(),
@@ -334,8 +334,8 @@ pub struct CommentAuthor {
     pub email: Option<String>,
 }
 
-impl From<&Subscriber> for CommentAuthor {
-    fn from(s: &Subscriber) -> Self {
+impl From<&SubscriberRef> for CommentAuthor {
+    fn from(s: &SubscriberRef) -> Self {
         Self {
             id: s.id,
             name: s.name.clone(),

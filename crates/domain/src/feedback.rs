@@ -9,7 +9,7 @@ use crate::{
     meta::{self, Meta},
     page::PageRequest,
     slug,
-    subscriber::Subscriber,
+    subscriber::SubscriberRef,
     tag::TagRef,
     text,
     timestamp::Timestamp,
@@ -142,8 +142,8 @@ pub struct FeedbackView {
     pub feedback: Feedback,
     pub board: Option<BoardRef>,
     /// `None` only if the creator's row is gone.
-    pub creator: Option<Subscriber>,
-    pub last_modified_by: Option<Subscriber>,
+    pub creator: Option<SubscriberRef>,
+    pub last_modified_by: Option<SubscriberRef>,
     pub vote_count: i64,
     pub comment_count: i64,
     /// Its tags, in `tag::sort_tags` order.

@@ -4,7 +4,7 @@ use crate::{
     error::{DomainError, DomainResult},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TeamId},
     page::PageRequest,
-    subscriber::Subscriber,
+    subscriber::SubscriberRef,
     text,
     timestamp::Timestamp,
 };
@@ -25,7 +25,7 @@ pub struct FeedbackComment {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommentView {
     pub comment: FeedbackComment,
-    pub author: Option<Subscriber>,
+    pub author: Option<SubscriberRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -8,7 +8,7 @@ use crate::{
     error::{DomainError, DomainResult},
     ids::{FeedbackId, NotificationId, SubscriberId, TeamId, TopicId},
     page::{PageRequest, Paged},
-    subscriber::Subscriber,
+    subscriber::SubscriberRef,
     timestamp::Timestamp,
 };
 
@@ -127,7 +127,7 @@ pub struct Notification {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotificationView {
     pub notification: Notification,
-    pub actor: Option<Subscriber>,
+    pub actor: Option<SubscriberRef>,
 }
 
 /// A validated `public/notifications.list`.

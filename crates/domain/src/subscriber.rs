@@ -145,6 +145,27 @@ pub struct Subscriber {
     pub last_updated: Timestamp,
 }
 
+/// A subscriber as shown beside what they wrote or did: only what a reader sees, so a page of
+/// comments or items loads four columns per person rather than their whole record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubscriberRef {
+    pub id: SubscriberId,
+    pub name: String,
+    pub email: Option<Email>,
+    pub avatar_url: Option<String>,
+}
+
+impl From<&Subscriber> for SubscriberRef {
+    fn from(s: &Subscriber) -> Self {
+        Self {
+            id: s.id,
+            name: s.name.clone(),
+            email: s.email.clone(),
+            avatar_url: s.avatar_url.clone(),
+        }
+    }
+}
+
 /// A validated `subscriber.identify` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Identify {

@@ -7,7 +7,7 @@ use crate::{
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::PageRequest,
-    subscriber::Subscriber,
+    subscriber::SubscriberRef,
     timestamp::Timestamp,
 };
 
@@ -68,7 +68,7 @@ pub struct TopicRef {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicCommentView {
     pub comment: TopicComment,
-    pub author: Option<Subscriber>,
+    pub author: Option<SubscriberRef>,
     pub topic: TopicRef,
 }
 

@@ -18,7 +18,7 @@ use sounding_domain::{
     ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId},
     page::PageRequest,
     ports::{conflicts, BoardStore, FeedbackStore, OutboxStore, StoreError, SubscriberStore},
-    subscriber::{Identify, Subscriber},
+    subscriber::{Identify, Subscriber, SubscriberRef},
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
@@ -204,8 +204,8 @@ async fn an_item_reads_back_as_written_with_its_board_and_people(env: Env) {
             slug: "roadmap".into(),
             is_public: false,
         }),
-        creator: Some(jane.clone()),
-        last_modified_by: Some(editor.clone()),
+        creator: Some(SubscriberRef::from(&jane)),
+        last_modified_by: Some(SubscriberRef::from(&editor)),
         vote_count: 0,
         comment_count: 0,
         tags: Vec::new(),
@@ -304,7 +304,7 @@ async fn updates_save_everything_but_the_counts(env: Env) {
         view.vote_count, 1,
         "the count is the store's, not the caller's"
     );
-    assert_eq!(view.last_modified_by, Some(jane));
+    assert_eq!(view.last_modified_by, Some(SubscriberRef::from(&jane)));
     assert_eq!(view.board.map(|b| b.id), Some(roadmap.id));
     // The search text follows the new title and text.
     let mut q = query(TEAM_ALL, FeedbackSort::Newest);
@@ -981,7 +981,7 @@ async fn comments_are_listed_in_order_with_their_authors(env: Env) {
         };
     assert_eq!(texts(&page), vec!["first", "gone"]);
     assert_eq!(page.items[0].comment, first);
-    assert_eq!(page.items[0].author, Some(joe.clone()));
+    assert_eq!(page.items[0].author, Some(SubscriberRef::from(&joe)));
     assert_eq!(page.items[1].author, None);
 
     q.include_private = true;
@@ -991,7 +991,7 @@ async fn comments_are_listed_in_order_with_their_authors(env: Env) {
         (texts(&page), page.total),
         (vec!["gone".into(), "private".into(), "first".into()], 3)
     );
-    assert_eq!(page.items[1].author, Some(jane.clone()));
+    assert_eq!(page.items[1].author, Some(SubscriberRef::from(&jane)));
     q.sort = CommentSort::UpdatedAt;
     q.page = PageRequest {
         limit: 1,

@@ -14,7 +14,7 @@ use sounding_domain::{
     ids::{FeedbackId, SubscriberId, TagId, TeamId},
     page::{PageRequest, Paged},
     ports::{conflicts, FeedbackStore, StoreError, StoreResult},
-    subscriber::Subscriber,
+    subscriber::{Subscriber, SubscriberRef},
     timestamp::Timestamp,
 };
 
@@ -117,6 +117,13 @@ impl State {
             .cloned()
     }
 
+    /// How `id` is shown beside what they wrote, if they are one of `team`'s subscribers.
+    pub(crate) fn team_person(&self, team: TeamId, id: SubscriberId) -> Option<SubscriberRef> {
+        self.team_subscriber(team, id)
+            .as_ref()
+            .map(SubscriberRef::from)
+    }
+
     pub(crate) fn feedback_view(&self, row: &FeedbackRow) -> FeedbackView {
         let f = &row.feedback;
         let board = f
@@ -132,10 +139,10 @@ impl State {
         FeedbackView {
             feedback: f.clone(),
             board,
-            creator: self.team_subscriber(f.team_id, f.creator_id),
+            creator: self.team_person(f.team_id, f.creator_id),
             last_modified_by: f
                 .last_modified_by_id
-                .and_then(|id| self.team_subscriber(f.team_id, id)),
+                .and_then(|id| self.team_person(f.team_id, id)),
             vote_count: row.vote_count(),
             comment_count: count(row.comments.len()),
             tags: self.tag_refs(f.team_id, &row.tags),
@@ -366,7 +373,7 @@ impl FeedbackStore for MemoryStore {
             .into_iter()
             .map(|c| CommentView {
                 comment: c.clone(),
-                author: s.team_subscriber(team, c.subscriber_id),
+                author: s.team_person(team, c.subscriber_id),
             })
             .collect();
         Ok(page_of(views, query.page))

@@ -9,6 +9,7 @@ use sounding_domain::{
     notification::{MarkRead, NotificationPage, NotificationQuery, NotificationView, NotifyTarget},
     page::Paged,
     ports::{NotificationStore, StoreResult},
+    subscriber::SubscriberRef,
     timestamp::Timestamp,
 };
 
@@ -71,7 +72,9 @@ impl NotificationStore for MemoryStore {
             .take(usize::try_from(query.page.limit).unwrap_or(0))
             .map(|n| NotificationView {
                 notification: n.clone(),
-                actor: n.actor_id.and_then(|id| s.subscribers.get(&id).cloned()),
+                actor: n
+                    .actor_id
+                    .and_then(|id| s.subscribers.get(&id).map(SubscriberRef::from)),
             })
             .collect();
         Ok(NotificationPage {

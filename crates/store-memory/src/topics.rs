@@ -145,7 +145,7 @@ impl State {
     fn comment_view(&self, row: &TopicRow, comment: &TopicComment) -> TopicCommentView {
         TopicCommentView {
             comment: comment.clone(),
-            author: self.team_subscriber(comment.team_id, comment.creator_id),
+            author: self.team_person(comment.team_id, comment.creator_id),
             topic: TopicRef {
                 id: row.topic.id,
                 title: row.topic.title.clone(),

@@ -18,7 +18,7 @@ use sounding_domain::{
     ids::{BoardId, FeedbackCommentId, FeedbackId, SubscriberId, TeamId},
     page::{PageRequest, Paged},
     ports::{conflicts, Store, StoreError},
-    subscriber::{Identify, Subscriber, SubscriberSource},
+    subscriber::{Identify, Subscriber, SubscriberRef, SubscriberSource},
     team::TeamPatch,
     timestamp::Timestamp,
 };
@@ -744,8 +744,8 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     let expected = FeedbackView {
         feedback: item.clone(),
         board: Some(board_ref(&ideas)),
-        creator: Some(creator.clone()),
-        last_modified_by: Some(editor.clone()),
+        creator: Some(SubscriberRef::from(&creator)),
+        last_modified_by: Some(SubscriberRef::from(&editor)),
         vote_count: 0,
         comment_count: 0,
         tags: Vec::new(),
@@ -780,7 +780,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
         FeedbackView {
             feedback: bare.clone(),
             board: None,
-            creator: Some(creator.clone()),
+            creator: Some(SubscriberRef::from(&creator)),
             last_modified_by: None,
             vote_count: 0,
             comment_count: 0,
@@ -965,8 +965,8 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
         FeedbackView {
             feedback: changed.clone(),
             board: Some(board_ref(&bugs)),
-            creator: Some(creator.clone()),
-            last_modified_by: Some(editor.clone()),
+            creator: Some(SubscriberRef::from(&creator)),
+            last_modified_by: Some(SubscriberRef::from(&editor)),
             vote_count: 1,
             comment_count: 1,
             tags: Vec::new(),
@@ -1547,8 +1547,13 @@ pub async fn comments_are_paged_sorted_and_private_ones_filtered(store: Arc<dyn 
     let noise = comment(&elsewhere, b.id, "not here", false, t(1));
     assert!(store.insert_comment(&noise, &[]).await.unwrap());
 
-    let author_of =
-        |c: &FeedbackComment| Some(if c.subscriber_id == a.id { &a } else { &b }.clone());
+    let author_of = |c: &FeedbackComment| {
+        Some(SubscriberRef::from(if c.subscriber_id == a.id {
+            &a
+        } else {
+            &b
+        }))
+    };
     let views = |comments: &[&FeedbackComment]| -> Vec<CommentView> {
         comments
             .iter()

@@ -12,7 +12,7 @@ use sounding_domain::{
     page::{PageRequest, Paged},
     ports::{conflicts, Store},
     stage::Stage,
-    subscriber::Subscriber,
+    subscriber::{Subscriber, SubscriberRef},
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView, VISIT_WINDOW_SECONDS},
     topic_comment::{
         CommentThread, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
@@ -76,7 +76,7 @@ fn state(count: i64, voted: bool) -> Option<TopicVoteState> {
 fn comment_view(c: &TopicComment, author: Option<&Subscriber>, topic: &Topic) -> TopicCommentView {
     TopicCommentView {
         comment: c.clone(),
-        author: author.cloned(),
+        author: author.map(SubscriberRef::from),
         topic: topic_ref(topic),
     }
 }

@@ -8,7 +8,7 @@ use sounding_domain::{
     event::EventKind,
     feedback::{Feedback, FeedbackDraft, FeedbackStatus, FeedbackView, Priority},
     ports::{Clock, Store},
-    subscriber::Identify,
+    subscriber::{Identify, SubscriberRef},
     Entity, FeedbackId,
 };
 
@@ -104,7 +104,7 @@ pub async fn create_feedback(
     let view = FeedbackView {
         feedback,
         board: board.as_ref().map(board_ref),
-        creator: Some(creator),
+        creator: Some(SubscriberRef::from(&creator)),
         last_modified_by: None,
         vote_count: 0,
         comment_count: 0,
@@ -165,7 +165,7 @@ pub async fn create_public_feedback(
     let view = FeedbackView {
         feedback,
         board: board.as_ref().map(board_ref),
-        creator: Some(creator),
+        creator: Some(SubscriberRef::from(&creator)),
         last_modified_by: None,
         vote_count: 0,
         comment_count: 0,

@@ -8,7 +8,7 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     feedback::{FeedbackPatch, FeedbackStatus, FeedbackView, Priority},
     ports::{Clock, Retagged, Store},
-    subscriber::Subscriber,
+    subscriber::{Subscriber, SubscriberRef},
     tag::{self, TagRef},
     Entity, FeedbackId, TagId, Timestamp,
 };
@@ -149,7 +149,7 @@ async fn save(
 ) -> AppResult<FeedbackView> {
     let previous = patch.apply(&mut view.feedback, now)?;
     view.feedback.last_modified_by_id = Some(editor.id);
-    view.last_modified_by = Some(editor);
+    view.last_modified_by = Some(SubscriberRef::from(&editor));
     let mut events: Vec<NewEvent> = Vec::with_capacity(2);
     if let Some(previous) = previous {
         // Followers hear of it in the same write (nobody in particular acted: all of them).

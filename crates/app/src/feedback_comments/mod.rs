@@ -11,7 +11,7 @@ use sounding_domain::{
     },
     page::{PageRequest, Paged},
     ports::{Clock, Store},
-    subscriber::{Identify, Subscriber},
+    subscriber::{Identify, Subscriber, SubscriberRef},
     Entity, FeedbackCommentId, FeedbackId, SubscriberId, Timestamp,
 };
 
@@ -151,7 +151,7 @@ async fn insert(
     };
     let view = CommentView {
         comment,
-        author: Some(author),
+        author: Some(SubscriberRef::from(&author)),
     };
     let event = NewEvent::new(
         view.comment.team_id,

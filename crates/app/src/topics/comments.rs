@@ -7,6 +7,7 @@ use sounding_domain::{
     feedback_comment::{comment_text, CommentSort, Direction},
     page::{PageRequest, Paged},
     ports::{Clock, Store},
+    subscriber::SubscriberRef,
     topic_comment::{
         CommentSource, CommentThread, ThreadQuery, ThreadScope, TopicComment, TopicCommentView,
         TopicRef,
@@ -91,7 +92,7 @@ pub async fn create_topic_comment(
             created_at: now,
             updated_at: now,
         },
-        author: Some(session.subscriber.clone()),
+        author: Some(SubscriberRef::from(&session.subscriber)),
         topic: TopicRef {
             id,
             title: topic.topic.title.clone(),

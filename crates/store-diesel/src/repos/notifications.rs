@@ -17,7 +17,7 @@ use sounding_domain::{
 };
 use time::PrimitiveDateTime;
 
-use super::{from_db_time, parse_id, subscribers::subscribers_by_id, to_db_time};
+use super::{from_db_time, parse_id, subscribers::people_by_id, to_db_time};
 use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
@@ -179,7 +179,7 @@ fn page(
     } else {
         Vec::new()
     };
-    let actors = subscribers_by_id(
+    let actors = people_by_id(
         conn,
         team,
         rows.iter().filter_map(|r| r.actor_id.as_deref()),

@@ -24,7 +24,7 @@ use sounding_domain::{
 };
 
 use self::rows::{follow, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow, VoteRow};
-use super::{outbox::insert_events, parse_id, subscribers::subscribers_by_id, to_db_time};
+use super::{outbox::insert_events, parse_id, subscribers::people_by_id, to_db_time};
 use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
@@ -386,8 +386,7 @@ impl FeedbackStore for DieselStore {
             } else {
                 Vec::new()
             };
-            let authors =
-                subscribers_by_id(conn, &team, rows.iter().map(|r| r.subscriber_id.as_str()))?;
+            let authors = people_by_id(conn, &team, rows.iter().map(|r| r.subscriber_id.as_str()))?;
             let items = rows
                 .into_iter()
                 .map(|row| {

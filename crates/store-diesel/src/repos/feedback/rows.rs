@@ -12,7 +12,7 @@ use sounding_domain::{
 use time::PrimitiveDateTime;
 
 use super::super::{
-    from_db_time, parse_id, parse_json_object, subscribers::subscribers_by_id, to_db_time,
+    from_db_time, parse_id, parse_json_object, subscribers::people_by_id, to_db_time,
     to_json_object,
 };
 use crate::{
@@ -241,7 +241,7 @@ pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<(
 }
 
 /// The team's boards among `ids` as shown with an item, by id, in one query (by primary key,
-/// the team checked on the rows: see `subscribers_by_id`).
+/// the team checked on the rows: see `people_by_id`).
 fn boards_by_id<'a>(
     conn: &mut DbConnection,
     team: &str,
@@ -289,7 +289,7 @@ pub(super) fn views(
         team,
         rows.iter().filter_map(|r| r.board_id.as_deref()),
     )?;
-    let people = subscribers_by_id(
+    let people = people_by_id(
         conn,
         team,
         rows.iter().flat_map(|r| {

@@ -257,7 +257,7 @@ fn stages_by_id<'a>(
 }
 
 /// The team's topics among `ids` as shown with a comment, by id, in one query (by primary
-/// key, the team checked on the rows: see `subscribers_by_id`).
+/// key, the team checked on the rows: see `people_by_id`).
 pub(super) fn topic_refs_by_id<'a>(
     conn: &mut DbConnection,
     team: &str,

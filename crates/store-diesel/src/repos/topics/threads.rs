@@ -21,7 +21,7 @@ use crate::{
     error::{DbError, DbResult},
     one_of::one_of,
     raw_sql::{Param, RawSql},
-    repos::subscribers::subscribers_by_id,
+    repos::subscribers::people_by_id,
     schema::topic_comments,
 };
 
@@ -83,7 +83,7 @@ pub(super) fn threads(
         .select(CommentRow::as_select())
         .load(conn)?;
     replies.sort_unstable_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-    let authors = subscribers_by_id(
+    let authors = people_by_id(
         conn,
         team,
         roots.iter().chain(&replies).map(|r| r.creator_id.as_str()),
