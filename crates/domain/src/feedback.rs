@@ -159,7 +159,7 @@ impl FeedbackView {
 }
 
 /// How a feedback list is ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FeedbackSort {
     /// Newest first.
     #[default]
@@ -187,7 +187,7 @@ impl FeedbackSort {
 pub const TRENDING_WINDOW_SECONDS: i64 = 7 * 24 * 60 * 60;
 
 /// Which feedback a list may show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FeedbackScope {
     /// Published, not archived, on a public board or on none.
     Public,
@@ -196,7 +196,7 @@ pub enum FeedbackScope {
 }
 
 /// A validated `feedbacks.list`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FeedbackQuery {
     pub scope: FeedbackScope,
     pub sort: FeedbackSort,

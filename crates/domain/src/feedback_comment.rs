@@ -28,7 +28,7 @@ pub struct CommentView {
     pub author: Option<SubscriberRef>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CommentSort {
     #[default]
     CreatedAt,
@@ -48,7 +48,7 @@ impl CommentSort {
 }
 
 /// Sort direction of the comment lists: oldest first by default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Direction {
     #[default]
     Asc,

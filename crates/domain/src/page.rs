@@ -4,7 +4,7 @@ use crate::error::{DomainError, DomainResult};
 
 pub const MAX_LIMIT: i64 = 100;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PageRequest {
     pub limit: i64,
     pub offset: i64,

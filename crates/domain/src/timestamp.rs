@@ -9,6 +9,9 @@ use time::{format_description::well_known::Rfc3339, OffsetDateTime, PrimitiveDat
 pub struct Timestamp(OffsetDateTime);
 
 impl Timestamp {
+    /// 1970-01-01T00:00:00Z.
+    pub const UNIX_EPOCH: Timestamp = Timestamp(OffsetDateTime::UNIX_EPOCH);
+
     pub fn from_offset(at: OffsetDateTime) -> Self {
         let utc = at.to_offset(UtcOffset::UTC);
         let millis = utc.millisecond();

@@ -80,7 +80,7 @@ pub struct CommentThread {
 }
 
 /// Which topics' comments a thread list may show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ThreadScope {
     /// Published topics on public stages.
     Public,
@@ -89,7 +89,7 @@ pub enum ThreadScope {
 }
 
 /// A validated `topic-comments.list`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ThreadQuery {
     /// One topic, or every topic of the team in scope.
     pub topic: Option<TopicId>,

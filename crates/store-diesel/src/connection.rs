@@ -57,6 +57,9 @@ pub struct PoolOptions {
     pub max_connections: u32,
     /// How long to wait for a connection, when opening the pool and on every checkout.
     pub connect_timeout: Duration,
+    /// SQLite: about how many bytes of answers the read cache may keep (`read_cache`); 0
+    /// turns it off. PostgreSQL has none.
+    pub read_cache_bytes: u64,
 }
 
 impl Default for PoolOptions {
@@ -64,6 +67,7 @@ impl Default for PoolOptions {
         Self {
             max_connections: 10,
             connect_timeout: Duration::from_secs(5),
+            read_cache_bytes: crate::read_cache::DEFAULT_BUDGET_BYTES,
         }
     }
 }

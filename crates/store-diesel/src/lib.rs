@@ -7,11 +7,12 @@ mod error;
 mod migrations;
 mod one_of;
 mod raw_sql;
+mod read_cache;
 mod repos;
 mod schema;
 mod tx;
 
-use std::sync::Arc;
+use std::{hash::Hash, sync::Arc};
 
 use sounding_domain::ports::{StoreError, StoreResult};
 
@@ -20,6 +21,7 @@ pub use error::ConnectError;
 
 use connection::{Access, DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
+use read_cache::{Memo, ReadCache, Weight};
 use tx::WriteGate;
 
 /// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
@@ -37,6 +39,8 @@ pub struct DieselStore {
     target: Target,
     /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
     events_committed: Option<EventsCommitted>,
+    /// SQLite only: the hottest reads, remembered until the next commit (`read_cache`).
+    read_cache: Option<Arc<ReadCache>>,
 }
 
 /// A callback run after each commit that wrote outbox events.
@@ -76,6 +80,17 @@ impl DieselStore {
             )?),
             Engine::Postgres => None,
         };
+        let read_cache = match (&target, options.read_cache_bytes) {
+            (Target::Sqlite(path), budget) if budget > 0 => {
+                Some(Arc::new(ReadCache::open(path, budget).map_err(|e| {
+                    ConnectError::Open {
+                        engine,
+                        reason: StoreError::from(e).to_string(),
+                    }
+                })?))
+            }
+            _ => None,
+        };
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
         Ok(DieselStore {
             pool,
@@ -84,6 +99,7 @@ impl DieselStore {
             write_gate: WriteGate::default(),
             target,
             events_committed: None,
+            read_cache,
         })
     }
 
@@ -104,6 +120,7 @@ impl DieselStore {
             write_gate: self.write_gate.clone(),
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
+            read_cache: self.read_cache.clone(),
         })
     }
 
@@ -193,6 +210,44 @@ impl DieselStore {
     }
 }
 
+impl DieselStore {
+    /// `run_read`, answered from `memo` of the read cache when the database has not changed
+    /// since `key` was last read (SQLite; see `read_cache`). Without a cache or a key (an
+    /// answer that moves with the clock), a plain `run_read`.
+    async fn run_read_cached<K, T, F>(
+        &self,
+        memo: fn(&ReadCache) -> &Memo<K, T>,
+        key: Option<K>,
+        f: F,
+    ) -> StoreResult<T>
+    where
+        K: Eq + Hash + Clone,
+        T: Clone + Weight + Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
+        let (Some(cache), Some(key)) = (&self.read_cache, key) else {
+            return self.run_read(f).await;
+        };
+        // Asked before the read, so a commit between the two only makes this answer look
+        // older than it is (see `read_cache`).
+        let version = match cache.version() {
+            Ok(version) => version,
+            Err(error) => {
+                let error = StoreError::from(error);
+                tracing::warn!(%error, "read cache: no data_version; reading uncached");
+                return self.run_read(f).await;
+            }
+        };
+        let memo = memo(cache);
+        if let Some(answer) = memo.get(&key, version) {
+            return Ok(answer);
+        }
+        let answer = self.run_read(f).await?;
+        memo.put(key, version, &answer);
+        Ok(answer)
+    }
+}
+
 /// A store error as the ports report it, logged unless it is a conflict (a client's doing).
 fn failed(error: DbError) -> StoreError {
     let error = StoreError::from(error);
@@ -215,6 +270,97 @@ mod tests {
         let other = DieselStore::connect(&url("two.db")).unwrap();
         assert!(worker.write_gate.same_as(&store.write_gate));
         assert!(!other.write_gate.same_as(&store.write_gate));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_remembered_read_is_answered_until_any_connection_commits() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        use diesel::{connection::SimpleConnection, Connection, RunQueryDsl};
+        use sounding_domain::ids::{FeedbackId, TeamId};
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = format!("{}/c.db", dir.path().display());
+        let store = DieselStore::connect(&format!("sqlite://{path}")).unwrap();
+        store.migrate().await.unwrap();
+        let key = (TeamId::new(), FeedbackId::new());
+        let reads = Arc::new(AtomicUsize::new(0));
+        let read = || {
+            let reads = reads.clone();
+            store.run_read_cached(
+                |cache| &cache.items,
+                Some(key),
+                move |_| {
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    Ok(None)
+                },
+            )
+        };
+        let reads_so_far = || reads.load(Ordering::SeqCst);
+
+        read().await.unwrap();
+        read().await.unwrap();
+        assert_eq!(
+            reads_so_far(),
+            1,
+            "the second read was answered from memory"
+        );
+
+        // A commit through the store itself.
+        store
+            .run(|conn| {
+                tx::write_tx(conn, |conn| {
+                    Ok(diesel::sql_query("CREATE TABLE one (a INTEGER)").execute(conn)?)
+                })
+            })
+            .await
+            .unwrap();
+        read().await.unwrap();
+        read().await.unwrap();
+        assert_eq!(reads_so_far(), 2, "read again once, after the commit");
+
+        // A commit by a connection the store knows nothing of (another process, to SQLite).
+        let mut other = diesel::SqliteConnection::establish(&path).unwrap();
+        other
+            .batch_execute("INSERT INTO one (a) VALUES (1)")
+            .unwrap();
+        read().await.unwrap();
+        assert_eq!(
+            reads_so_far(),
+            3,
+            "read again after another connection's commit"
+        );
+
+        // A key that moves with the clock is never remembered.
+        let uncached = || {
+            let reads = reads.clone();
+            store.run_read_cached(
+                |cache| &cache.items,
+                None,
+                move |_| {
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    Ok(None)
+                },
+            )
+        };
+        uncached().await.unwrap();
+        uncached().await.unwrap();
+        assert_eq!(reads_so_far(), 5);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn without_a_budget_there_is_no_read_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/n.db", dir.path().display());
+        let options = PoolOptions {
+            read_cache_bytes: 0,
+            ..PoolOptions::default()
+        };
+        assert!(DieselStore::connect_with(&url, options)
+            .unwrap()
+            .read_cache
+            .is_none());
+        assert!(DieselStore::connect(&url).unwrap().read_cache.is_some());
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -66,6 +66,7 @@ fn an_unreachable_postgres_fails_within_the_timeout_and_keeps_the_password() {
     let options = PoolOptions {
         max_connections: 1,
         connect_timeout: Duration::from_millis(500),
+        ..PoolOptions::default()
     };
     // Port 1 on loopback: nothing listens, the connection is refused at once.
     let err =

@@ -122,24 +122,29 @@ impl AccessStore for DieselStore {
     }
 
     async fn api_key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKeyGrant>> {
+        let key = key_hash.to_owned();
         let key_hash = key_hash.to_owned();
-        self.run_read(move |conn| {
-            // The inner join also hides a key whose user is gone, as the in-memory store does.
-            let found = api_keys::table
-                .inner_join(team_users::table.on(team_users::id.eq(api_keys::user_id)))
-                .filter(api_keys::key_hash.eq(key_hash))
-                .select((ApiKeyRow::as_select(), team_users::role))
-                .get_result::<(ApiKeyRow, String)>(conn)
-                .optional()?;
-            found
-                .map(|(key, user_role)| {
-                    Ok(ApiKeyGrant {
-                        key: key.into_domain()?,
-                        user_role: parse_role("team_users.role", &user_role)?,
+        self.run_read_cached(
+            |cache| &cache.keys,
+            Some(key),
+            move |conn| {
+                // The inner join also hides a key whose user is gone, as the in-memory store does.
+                let found = api_keys::table
+                    .inner_join(team_users::table.on(team_users::id.eq(api_keys::user_id)))
+                    .filter(api_keys::key_hash.eq(key_hash))
+                    .select((ApiKeyRow::as_select(), team_users::role))
+                    .get_result::<(ApiKeyRow, String)>(conn)
+                    .optional()?;
+                found
+                    .map(|(key, user_role)| {
+                        Ok(ApiKeyGrant {
+                            key: key.into_domain()?,
+                            user_role: parse_role("team_users.role", &user_role)?,
+                        })
                     })
-                })
-                .transpose()
-        })
+                    .transpose()
+            },
+        )
         .await
     }
 

@@ -128,9 +128,14 @@ impl FeedbackStore for DieselStore {
     }
 
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
+        let key = (team, id);
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read_view(conn, &team, Key::Id(id)))
-            .await
+        self.run_read_cached(
+            |cache| &cache.items,
+            Some(key),
+            move |conn| read_view(conn, &team, Key::Id(id)),
+        )
+        .await
     }
 
     async fn feedback_by_url_id(
@@ -204,9 +209,14 @@ impl FeedbackStore for DieselStore {
         team: TeamId,
         query: &FeedbackQuery,
     ) -> StoreResult<Paged<FeedbackView>> {
+        let key = crate::read_cache::list_key(team, query);
         let (team, query) = (team.to_string(), query.clone());
-        self.run_read(move |conn| list::list(conn, &team, &query))
-            .await
+        self.run_read_cached(
+            |cache| &cache.lists,
+            key,
+            move |conn| list::list(conn, &team, &query),
+        )
+        .await
     }
 
     async fn cast_vote(

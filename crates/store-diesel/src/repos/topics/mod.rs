@@ -491,9 +491,14 @@ impl TopicStore for DieselStore {
         team: TeamId,
         query: &ThreadQuery,
     ) -> StoreResult<Paged<CommentThread>> {
+        let key = (team, *query);
         let (team, query) = (team.to_string(), *query);
-        self.run_read(move |conn| threads::threads(conn, &team, &query))
-            .await
+        self.run_read_cached(
+            |cache| &cache.threads,
+            Some(key),
+            move |conn| threads::threads(conn, &team, &query),
+        )
+        .await
     }
 
     async fn set_topic_following(

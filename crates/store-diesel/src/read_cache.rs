@@ -1,0 +1,282 @@
+//! SQLite only: the hottest reads (a key's grant, an item, a board's list, a topic's threads)
+//! remembered until the database changes, whoever changes it.
+//!
+//! SQLite counts commits for us: `PRAGMA data_version` answers a different number on a
+//! connection once any other connection, of this process or another (the `sounding` admin
+//! commands, a second server on the same file), has committed. Every remembered answer carries
+//! the number read *before* the read that produced it, and is given out only while a fresh
+//! `PRAGMA data_version` still answers that number. So an answer is never older than the last
+//! commit that finished before the request asked, which is what an uncached read gives too
+//! (a 2xx for a write means committed; a later read sees it). The numbers are only comparable
+//! on one connection, so one connection of its own asks, and is never replaced.
+//!
+//! Any commit makes every remembered answer useless, so under writes this does little, and
+//! reads cost one `PRAGMA` more (about 2 µs). Between writes, a read is a hash lookup and a
+//! clone instead of several statements (docs/benchmarks.md, docs/storage.md "Read cache").
+//! PostgreSQL has no such counter; it is not cached.
+
+use std::{
+    hash::Hash,
+    sync::{Arc, Mutex, PoisonError},
+};
+
+use diesel::{connection::SimpleConnection, sql_types::BigInt, Connection, QueryableByName};
+use quick_cache::{sync::Cache, Weighter};
+use sounding_domain::{
+    api_key::ApiKeyGrant,
+    feedback::{FeedbackQuery, FeedbackSort, FeedbackView},
+    ids::{FeedbackId, TeamId},
+    page::Paged,
+    subscriber::SubscriberRef,
+    topic_comment::{CommentThread, ThreadQuery, TopicCommentView},
+    Timestamp,
+};
+
+use crate::{
+    connection::DbConnection,
+    error::{DbError, DbResult},
+    raw_sql::RawSql,
+};
+
+/// What the remembered answers may weigh in all, by the estimates of `Weight` (bytes of
+/// heap and inline data, roughly). The bench's 10,000 items fit.
+pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 24 * 1024 * 1024;
+
+/// A commit count of the database, as `PRAGMA data_version` answers it on the cache's own
+/// connection.
+type Version = i64;
+
+pub(crate) struct ReadCache {
+    /// The connection that asks `PRAGMA data_version`: only ever this one (see the module).
+    versions: Mutex<DbConnection>,
+    pub(crate) keys: Memo<String, Option<ApiKeyGrant>>,
+    pub(crate) items: Memo<(TeamId, FeedbackId), Option<FeedbackView>>,
+    pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
+    pub(crate) threads: Memo<(TeamId, ThreadQuery), Paged<CommentThread>>,
+}
+
+impl std::fmt::Debug for ReadCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadCache").finish_non_exhaustive()
+    }
+}
+
+#[derive(QueryableByName)]
+struct DataVersion {
+    #[diesel(sql_type = BigInt)]
+    data_version: i64,
+}
+
+impl ReadCache {
+    /// A cache of the SQLite database at `path`, holding about `budget_bytes` of answers.
+    pub(crate) fn open(path: &str, budget_bytes: u64) -> DbResult<ReadCache> {
+        let mut conn = diesel::SqliteConnection::establish(path)
+            .map_err(|e| DbError::Task(format!("read cache connection: {e}")))?;
+        conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;")?;
+        // Four memos share the budget; the items' share is the largest (one per item read).
+        let share = |parts: u64| budget_bytes / 8 * parts;
+        Ok(ReadCache {
+            versions: Mutex::new(DbConnection::Sqlite(conn)),
+            keys: Memo::new(share(1)),
+            items: Memo::new(share(4)),
+            lists: Memo::new(share(2)),
+            threads: Memo::new(share(1)),
+        })
+    }
+
+    /// The database's commit count now.
+    pub(crate) fn version(&self) -> DbResult<Version> {
+        let mut conn = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut sql = RawSql::new();
+        sql.push("PRAGMA data_version");
+        let rows: Vec<DataVersion> = sql.load(&mut conn)?;
+        rows.first()
+            .map(|row| row.data_version)
+            .ok_or_else(|| DbError::Task("PRAGMA data_version answered nothing".into()))
+    }
+}
+
+/// The remembered answers of one read, each with the commit count it was read at.
+pub(crate) struct Memo<K, V> {
+    answers: Cache<K, (Version, Arc<V>), ByWeight>,
+}
+
+impl<K, V> Memo<K, V>
+where
+    K: Eq + Hash + Clone,
+    V: Clone + Weight,
+{
+    fn new(budget_bytes: u64) -> Self {
+        // quick_cache sizes its tables from an item count; 1 KiB an answer is a fair guess.
+        let items = usize::try_from((budget_bytes / 1024).max(16)).unwrap_or(usize::MAX);
+        Memo {
+            answers: Cache::with_weighter(items, budget_bytes.max(1), ByWeight),
+        }
+    }
+
+    /// The answer to `key` read at `version`, if there is one.
+    pub(crate) fn get(&self, key: &K, version: Version) -> Option<V> {
+        match self.answers.get(key) {
+            Some((at, answer)) if at == version => Some(V::clone(&answer)),
+            _ => None,
+        }
+    }
+
+    /// Remembers `answer`, read after `version` was asked.
+    pub(crate) fn put(&self, key: K, version: Version, answer: &V) {
+        self.answers
+            .insert(key, (version, Arc::new(answer.clone())));
+    }
+}
+
+/// A list query as remembered: `trending_since` is "now" minus a window, different on every
+/// call, and matters only to the trending sort, which is never remembered (its answer moves
+/// with the clock, not only with commits).
+pub(crate) fn list_key(team: TeamId, query: &FeedbackQuery) -> Option<(TeamId, FeedbackQuery)> {
+    if query.sort == FeedbackSort::Trending {
+        return None;
+    }
+    let mut query = query.clone();
+    query.trending_since = Timestamp::UNIX_EPOCH;
+    Some((team, query))
+}
+
+#[derive(Clone)]
+struct ByWeight;
+
+impl<K, V: Weight> Weighter<K, (Version, Arc<V>)> for ByWeight {
+    fn weight(&self, _key: &K, (_, answer): &(Version, Arc<V>)) -> u64 {
+        // Never zero: zero-weight entries are never evicted.
+        answer.weight().max(1)
+    }
+}
+
+/// Roughly how many bytes an answer holds: its strings plus a fixed part per record.
+pub(crate) trait Weight {
+    fn weight(&self) -> u64;
+}
+
+fn bytes(s: &str) -> u64 {
+    s.len() as u64
+}
+
+impl<T: Weight> Weight for Option<T> {
+    fn weight(&self) -> u64 {
+        self.as_ref().map_or(16, Weight::weight)
+    }
+}
+
+impl<T: Weight> Weight for Paged<T> {
+    fn weight(&self) -> u64 {
+        64 + self.items.iter().map(Weight::weight).sum::<u64>()
+    }
+}
+
+impl Weight for ApiKeyGrant {
+    fn weight(&self) -> u64 {
+        let key = &self.key;
+        256 + bytes(&key.prefix) + bytes(&key.key_hash) + key.name.as_deref().map_or(0, bytes)
+    }
+}
+
+fn person(person: &Option<SubscriberRef>) -> u64 {
+    person.as_ref().map_or(0, |p| {
+        96 + bytes(&p.name)
+            + p.email.as_ref().map_or(0, |e| bytes(e.as_str()))
+            + p.avatar_url.as_deref().map_or(0, bytes)
+    })
+}
+
+impl Weight for FeedbackView {
+    fn weight(&self) -> u64 {
+        let f = &self.feedback;
+        // `meta` is a JSON object: about 64 bytes a key besides its text.
+        let meta = f.meta.len() as u64 * 64 + serde_json_len(&f.meta);
+        512 + bytes(&f.title)
+            + bytes(&f.text)
+            + bytes(&f.url_id)
+            + f.kind.as_deref().map_or(0, bytes)
+            + meta
+            + self
+                .board
+                .as_ref()
+                .map_or(0, |b| 64 + bytes(&b.name) + bytes(&b.slug))
+            + person(&self.creator)
+            + person(&self.last_modified_by)
+            + self
+                .tags
+                .iter()
+                .map(|t| 64 + bytes(&t.name) + bytes(&t.color))
+                .sum::<u64>()
+    }
+}
+
+/// The length of the string values of a JSON object, one level deep (nested values count a
+/// flat 64 bytes each): a cheap stand-in for serialising it.
+fn serde_json_len(meta: &sounding_domain::meta::Meta) -> u64 {
+    meta.iter()
+        .map(|(key, value)| bytes(key) + value.as_str().map_or(64, bytes))
+        .sum()
+}
+
+impl Weight for TopicCommentView {
+    fn weight(&self) -> u64 {
+        256 + bytes(&self.comment.text)
+            + person(&self.author)
+            + bytes(&self.topic.title)
+            + bytes(&self.topic.url_id)
+    }
+}
+
+impl Weight for CommentThread {
+    fn weight(&self) -> u64 {
+        self.root.weight() + self.replies.iter().map(Weight::weight).sum::<u64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sounding_domain::{feedback::FeedbackScope, page::PageRequest};
+
+    use super::*;
+
+    fn query(sort: FeedbackSort, trending_since: i64) -> FeedbackQuery {
+        FeedbackQuery {
+            scope: FeedbackScope::Public,
+            sort,
+            statuses: Vec::new(),
+            board_id: None,
+            tag_id: None,
+            search: None,
+            trending_since: Timestamp::from_unix_seconds(trending_since).unwrap(),
+            page: PageRequest {
+                limit: 20,
+                offset: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn lists_are_remembered_whatever_the_clock_except_the_trending_sort() {
+        let team = TeamId::new();
+        for sort in [FeedbackSort::Newest, FeedbackSort::Top] {
+            let earlier = list_key(team, &query(sort, 1_800_000_000));
+            let later = list_key(team, &query(sort, 1_800_000_060));
+            assert!(earlier.is_some());
+            assert_eq!(earlier, later, "{sort:?}: one key a minute apart");
+        }
+        assert_eq!(
+            list_key(team, &query(FeedbackSort::Trending, 1_800_000_000)),
+            None
+        );
+    }
+
+    #[test]
+    fn an_answer_is_given_only_at_the_version_it_was_read_at() {
+        let memo: Memo<u32, Option<FeedbackView>> = Memo::new(1 << 20);
+        memo.put(1, 7, &None);
+        assert_eq!(memo.get(&1, 7), Some(None));
+        assert_eq!(memo.get(&1, 8), None, "a commit since");
+        assert_eq!(memo.get(&2, 7), None, "never read");
+    }
+}
