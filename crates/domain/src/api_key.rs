@@ -53,7 +53,8 @@ impl fmt::Debug for ApiKeySecret {
 /// Lowercase hex SHA-256 of a presented key: the lookup value in storage.
 pub fn hash_key(raw: &str) -> String {
     let digest = Sha256::digest(raw.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    // One formatting pass over the digest (generic-array writes hex from a table), not 32.
+    format!("{digest:x}")
 }
 
 /// Whether a bearer token has the shape of an API key (as opposed to a JWT).
@@ -122,6 +123,15 @@ mod tests {
         assert_eq!(a.hash().len(), 64);
         assert_eq!(a.hash(), hash_key(a.expose()));
         assert!(!format!("{a:?}").contains(a.expose()));
+    }
+
+    #[test]
+    fn a_key_is_stored_as_the_lowercase_hex_of_its_sha256() {
+        // FIPS 180-2's example: keys hashed before this encoding changed must still match.
+        assert_eq!(
+            hash_key("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! SQLite only: the hottest reads (a key's grant, an item, a board's list, a topic's threads)
+//! SQLite only: the hottest reads (a key's grant, an item, a board's list, a topic and its
+//! threads)
 //! remembered until the database changes, whoever changes it.
 //!
 //! SQLite counts commits for us: `PRAGMA data_version` answers a different number on a
@@ -25,9 +26,10 @@ use quick_cache::{sync::Cache, Weighter};
 use sounding_domain::{
     api_key::ApiKeyGrant,
     feedback::{FeedbackQuery, FeedbackSort, FeedbackView},
-    ids::{FeedbackId, TeamId},
+    ids::{FeedbackId, TeamId, TopicId},
     page::Paged,
     subscriber::SubscriberRef,
+    topic::TopicView,
     topic_comment::{CommentThread, ThreadQuery, TopicCommentView},
     Timestamp,
 };
@@ -52,6 +54,7 @@ pub(crate) struct ReadCache {
     pub(crate) keys: Memo<String, Option<ApiKeyGrant>>,
     pub(crate) items: Memo<(TeamId, FeedbackId), Option<FeedbackView>>,
     pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
+    pub(crate) topics: Memo<(TeamId, TopicId), Option<TopicView>>,
     pub(crate) threads: Memo<(TeamId, ThreadQuery), Paged<CommentThread>>,
 }
 
@@ -73,14 +76,15 @@ impl ReadCache {
         let mut conn = diesel::SqliteConnection::establish(path)
             .map_err(|e| DbError::Task(format!("read cache connection: {e}")))?;
         conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;")?;
-        // Four memos share the budget; the items' share is the largest (one per item read).
-        let share = |parts: u64| budget_bytes / 8 * parts;
+        // The memos share the budget; the items' share is the largest (one per item read).
+        let share = |parts: u64| budget_bytes / 16 * parts;
         Ok(ReadCache {
             versions: Mutex::new(DbConnection::Sqlite(conn)),
             keys: Memo::new(share(1)),
-            items: Memo::new(share(4)),
-            lists: Memo::new(share(2)),
-            threads: Memo::new(share(1)),
+            items: Memo::new(share(8)),
+            lists: Memo::new(share(3)),
+            topics: Memo::new(share(2)),
+            threads: Memo::new(share(2)),
         })
     }
 
@@ -217,6 +221,19 @@ fn serde_json_len(meta: &sounding_domain::meta::Meta) -> u64 {
     meta.iter()
         .map(|(key, value)| bytes(key) + value.as_str().map_or(64, bytes))
         .sum()
+}
+
+impl Weight for TopicView {
+    fn weight(&self) -> u64 {
+        let t = &self.topic;
+        512 + bytes(&t.title)
+            + bytes(&t.description)
+            + bytes(&t.text)
+            + bytes(&t.url_id)
+            + t.meta.len() as u64 * 64
+            + serde_json_len(&t.meta)
+            + bytes(&self.stage.name)
+    }
 }
 
 impl Weight for TopicCommentView {

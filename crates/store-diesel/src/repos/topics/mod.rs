@@ -216,9 +216,14 @@ impl TopicStore for DieselStore {
     }
 
     async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>> {
+        let key = (team, id);
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read_view(conn, &team, Key::Id(id)))
-            .await
+        self.run_read_cached(
+            |cache| &cache.topics,
+            Some(key),
+            move |conn| read_view(conn, &team, Key::Id(id)),
+        )
+        .await
     }
 
     async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>> {
