@@ -210,7 +210,7 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
             owner_email,
             json,
         }) => {
-            let store = crate::open_store(&config.database_url).await?;
+            let store = crate::open_store(&config.database_url, 0).await?;
             let created = create_team(
                 &store,
                 &*crate::system_clock(),
@@ -244,7 +244,7 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
             name,
             json,
         }) => {
-            let store = crate::open_store(&config.database_url).await?;
+            let store = crate::open_store(&config.database_url, 0).await?;
             let input = NewApiKey {
                 team: team.clone(),
                 role,
@@ -284,7 +284,7 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
             }
         }
         Command::ApiKey(ApiKeyCommand::Revoke { id }) => {
-            let store = crate::open_store(&config.database_url).await?;
+            let store = crate::open_store(&config.database_url, 0).await?;
             revoke_api_key(&store, &id).await?;
             print_line(&format!("Revoked API key {}.", id.trim()))
         }
@@ -347,7 +347,7 @@ fn api_key_json(created: &CreatedApiKey) -> String {
 }
 
 async fn migrate(config: &Config) -> Result<(), Failure> {
-    let store = crate::connect(&config.database_url).await?;
+    let store = crate::connect(&config.database_url, 0).await?;
     let applied = store
         .migrate()
         .await

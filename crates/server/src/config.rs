@@ -20,6 +20,7 @@ pub const WEBHOOK_ALLOW_PRIVATE: &str = "SOUNDING_WEBHOOK_ALLOW_PRIVATE";
 pub const WEBHOOK_TIMEOUT_MS: &str = "SOUNDING_WEBHOOK_TIMEOUT_MS";
 pub const WEBHOOK_RETRY_SCALE: &str = "SOUNDING_WEBHOOK_RETRY_SCALE";
 pub const WEBHOOK_POLL_MS: &str = "SOUNDING_WEBHOOK_POLL_MS";
+pub const READ_CACHE_MB: &str = "SOUNDING_READ_CACHE_MB";
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://sounding.db";
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -28,9 +29,10 @@ pub const DEFAULT_RATE_LIMIT_SUBSCRIBER_PER_MIN: u32 = 100;
 pub const DEFAULT_LOG: &str = "info";
 pub const DEFAULT_REQUEST_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
+pub const DEFAULT_READ_CACHE_MB: u64 = 24;
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 15] = [
+pub const VARIABLES: [&str; 16] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -46,6 +48,7 @@ pub const VARIABLES: [&str; 15] = [
     WEBHOOK_TIMEOUT_MS,
     WEBHOOK_RETRY_SCALE,
     WEBHOOK_POLL_MS,
+    READ_CACHE_MB,
 ];
 
 /// The webhook worker of this instance.
@@ -96,6 +99,8 @@ pub struct Config {
     /// How long a client may take to send a request's whole body once its headers are in.
     pub request_body_timeout: Duration,
     pub webhooks: WebhookConfig,
+    /// SQLite: how many MiB of answers the read cache may keep (0: no cache).
+    pub read_cache_mb: u64,
 }
 
 impl Config {
@@ -113,6 +118,7 @@ impl Config {
             request_head_timeout: DEFAULT_REQUEST_HEAD_TIMEOUT,
             request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
             webhooks: WebhookConfig::default(),
+            read_cache_mb: DEFAULT_READ_CACHE_MB,
         }
     }
 
@@ -179,6 +185,21 @@ impl Config {
         }
         if let Some(raw) = get(WEBHOOK_POLL_MS) {
             config.webhooks.poll_interval = Duration::from_millis(positive(WEBHOOK_POLL_MS, raw)?);
+        }
+        if let Some(raw) = get(READ_CACHE_MB) {
+            config.read_cache_mb = raw
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|mb| *mb <= 1024 * 1024)
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        READ_CACHE_MB,
+                        format!(
+                            "must be a whole number of MiB (0 turns the cache off), got {raw:?}"
+                        ),
+                    )
+                })?;
         }
         if let Some(raw) = get(WEBHOOK_RETRY_SCALE) {
             config.webhooks.retry_scale = raw
@@ -410,6 +431,7 @@ mod tests {
             (WEBHOOK_TIMEOUT_MS, "2500"),
             (WEBHOOK_RETRY_SCALE, "0.001"),
             (WEBHOOK_POLL_MS, "100"),
+            (READ_CACHE_MB, "0"),
         ])
         .unwrap();
         assert_eq!(
@@ -432,6 +454,7 @@ mod tests {
                     retry_scale: 0.001,
                     poll_interval: Duration::from_millis(100),
                 },
+                read_cache_mb: 0,
             }
         );
     }
@@ -458,6 +481,16 @@ mod tests {
                 WEBHOOK_TIMEOUT_MS,
                 "0",
                 r#"must be a positive integer, got "0""#,
+            ),
+            (
+                READ_CACHE_MB,
+                "-1",
+                r#"must be a whole number of MiB (0 turns the cache off), got "-1""#,
+            ),
+            (
+                READ_CACHE_MB,
+                "2000000",
+                r#"must be a whole number of MiB (0 turns the cache off), got "2000000""#,
             ),
         ] {
             let err = parse(&[(name, raw)]).unwrap_err();

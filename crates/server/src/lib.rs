@@ -19,7 +19,7 @@ use sounding_domain::{
     webhook::TargetPolicy,
 };
 use sounding_http_actix::{http_server, ApiState, HttpOptions, JwtCodec, RateLimits};
-use sounding_store_diesel::DieselStore;
+use sounding_store_diesel::{DieselStore, PoolOptions};
 use sounding_webhooks::{ReqwestSender, SenderOptions, SystemHostResolver};
 use tokio::{sync::Notify, task::JoinHandle};
 use webhook_worker::WebhookWorker;
@@ -93,7 +93,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     // they go out at once rather than at the next poll.
     let outbox_signal = Arc::new(Notify::new());
     let store = Arc::new(
-        open_store(&config.database_url)
+        open_store(&config.database_url, config.read_cache_mb * 1024 * 1024)
             .await?
             .on_events_committed({
                 let signal = outbox_signal.clone();
@@ -203,9 +203,13 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     })
 }
 
-/// Connects to the database and applies pending migrations.
-pub(crate) async fn open_store(database_url: &str) -> anyhow::Result<DieselStore> {
-    let store = connect(database_url).await?;
+/// Connects to the database and applies pending migrations. `read_cache_bytes`: the SQLite
+/// read cache's budget (0: none; the admin commands, which live for one command, keep none).
+pub(crate) async fn open_store(
+    database_url: &str,
+    read_cache_bytes: u64,
+) -> anyhow::Result<DieselStore> {
+    let store = connect(database_url, read_cache_bytes).await?;
     // The adapter logs the versions it applied.
     store
         .migrate()
@@ -216,10 +220,17 @@ pub(crate) async fn open_store(database_url: &str) -> anyhow::Result<DieselStore
 
 /// Connects without migrating. Building the pool may block (file creation, first PostgreSQL
 /// handshake), so it runs off the async workers.
-pub(crate) async fn connect(database_url: &str) -> anyhow::Result<DieselStore> {
+pub(crate) async fn connect(
+    database_url: &str,
+    read_cache_bytes: u64,
+) -> anyhow::Result<DieselStore> {
     let url = database_url.to_owned();
     let shown = redact_url(database_url);
-    tokio::task::spawn_blocking(move || DieselStore::connect(&url))
+    let options = PoolOptions {
+        read_cache_bytes,
+        ..PoolOptions::default()
+    };
+    tokio::task::spawn_blocking(move || DieselStore::connect_with(&url, options))
         .await
         .map_err(|e| anyhow!("connecting to the database panicked: {e}"))?
         .with_context(|| format!("cannot open the database {shown}"))
