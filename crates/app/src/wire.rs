@@ -11,7 +11,7 @@ use sounding_domain::{
     feedback_vote::FeedbackVote,
     meta::Meta,
     slug,
-    subscriber::SubscriberRef,
+    subscriber::{Email, SubscriberRef},
     tag::TagRef,
     topic::{StageRef, TopicView},
     topic_comment::{CommentThread, TopicCommentView},
@@ -34,11 +34,17 @@ pub struct SubscriberSummary {
 
 impl From<&SubscriberRef> for SubscriberSummary {
     fn from(s: &SubscriberRef) -> Self {
+        Self::from(s.clone())
+    }
+}
+
+impl From<SubscriberRef> for SubscriberSummary {
+    fn from(s: SubscriberRef) -> Self {
         Self {
             id: s.id,
-            name: s.name.clone(),
-            email: s.email.as_ref().map(|e| e.as_str().to_owned()),
-            avatar_url: s.avatar_url.clone(),
+            name: s.name,
+            email: s.email.map(Email::into_string),
+            avatar_url: s.avatar_url,
         }
     }
 }
@@ -146,31 +152,39 @@ pub struct FeedbackJson {
 
 impl From<&FeedbackView> for FeedbackJson {
     fn from(view: &FeedbackView) -> Self {
-        let f = &view.feedback;
+        Self::from(view.clone())
+    }
+}
+
+/// By value, so a page of items moves its text into the response instead of copying it.
+impl From<FeedbackView> for FeedbackJson {
+    fn from(view: FeedbackView) -> Self {
+        let url = view.feedback.url();
+        let f = view.feedback;
         Self {
             id: f.id,
-            url_id: f.url_id.clone(),
-            url: f.url(),
-            title: f.title.clone(),
-            text: f.text.clone(),
+            url_id: f.url_id,
+            url,
+            title: f.title,
+            text: f.text,
             status: f.status.as_str(),
             priority: f.priority.as_str(),
-            kind: f.kind.clone(),
+            kind: f.kind,
             board_id: f.board_id,
             board: view.board.as_ref().map(BoardSummary::from),
             creator_id: f.creator_id,
-            subscriber: view.creator.as_ref().map(SubscriberSummary::from),
+            subscriber: view.creator.map(SubscriberSummary::from),
             team_id: f.team_id,
             feedback_votes_count: view.vote_count,
             feedback_comments_count: view.comment_count,
             tags: view.tags.iter().map(TagJson::from).collect(),
-            meta: f.meta.clone(),
+            meta: f.meta,
             published_at: f.published_at,
             created_at: f.created_at,
             updated_at: f.updated_at,
             archived_at: f.archived_at,
             last_modified_by_id: f.last_modified_by_id,
-            last_modified_by: view.last_modified_by.as_ref().map(SubscriberSummary::from),
+            last_modified_by: view.last_modified_by.map(SubscriberSummary::from),
             is_subscribed: None,
         }
     }
@@ -334,12 +348,12 @@ pub struct CommentAuthor {
     pub email: Option<String>,
 }
 
-impl From<&SubscriberRef> for CommentAuthor {
-    fn from(s: &SubscriberRef) -> Self {
+impl From<SubscriberRef> for CommentAuthor {
+    fn from(s: SubscriberRef) -> Self {
         Self {
             id: s.id,
-            name: s.name.clone(),
-            email: s.email.as_ref().map(|e| e.as_str().to_owned()),
+            name: s.name,
+            email: s.email.map(Email::into_string),
         }
     }
 }
@@ -388,17 +402,23 @@ pub struct TopicCommentJson {
 
 impl From<&TopicCommentView> for TopicCommentJson {
     fn from(view: &TopicCommentView) -> Self {
-        let c = &view.comment;
+        Self::from(view.clone())
+    }
+}
+
+impl From<TopicCommentView> for TopicCommentJson {
+    fn from(view: TopicCommentView) -> Self {
+        let c = view.comment;
         Self {
             id: c.id,
-            text: c.text.clone(),
+            text: c.text,
             topic_id: c.topic_id,
             creator_id: c.creator_id,
             parent_id: c.parent_id,
             source: c.source.as_str(),
             created_at: c.created_at,
             updated_at: c.updated_at,
-            subscriber: view.author.as_ref().map(CommentAuthor::from),
+            subscriber: view.author.map(CommentAuthor::from),
             topic: None,
             replies: None,
         }
@@ -406,18 +426,20 @@ impl From<&TopicCommentView> for TopicCommentJson {
 }
 
 impl TopicCommentJson {
-    /// A thread as listed; `with_topic` for team-wide lists.
-    pub fn thread(thread: &CommentThread, with_topic: bool) -> Self {
-        let mut json = Self::from(&thread.root);
-        json.replies = Some(thread.replies.iter().map(Self::from).collect());
-        if with_topic {
+    /// A thread as listed; `with_topic` for team-wide lists. By value, so the page's text
+    /// moves into the response instead of being copied.
+    pub fn thread(thread: CommentThread, with_topic: bool) -> Self {
+        let topic = with_topic.then(|| {
             let t = &thread.root.topic;
-            json.topic = Some(TopicSummary {
+            TopicSummary {
                 id: t.id,
                 title: t.title.clone(),
                 url: slug::url_path(&t.title, &t.url_id),
-            });
-        }
+            }
+        });
+        let mut json = Self::from(thread.root);
+        json.replies = Some(thread.replies.into_iter().map(Self::from).collect());
+        json.topic = topic;
         json
     }
 }

@@ -49,6 +49,10 @@ impl Email {
         &self.0
     }
 
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// The local part turned into a name: `jane.doe@x.io` → `Jane Doe`.
     pub fn derived_name(&self) -> String {
         let local = self.0.split('@').next().unwrap_or_default();

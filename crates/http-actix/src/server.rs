@@ -131,9 +131,13 @@ async fn echo_request_id(
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let id = req.extensions().get::<RequestId>().copied();
     let mut res = next.call(req).await?;
-    if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id.to_string()).ok()) {
-        res.headers_mut()
-            .insert(HeaderName::from_static("x-request-id"), value);
+    if let Some(id) = id {
+        // Formatted on the stack: this runs for every response, `/healthz` included.
+        let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        if let Ok(value) = HeaderValue::from_str(id.hyphenated().encode_lower(&mut text)) {
+            res.headers_mut()
+                .insert(HeaderName::from_static("x-request-id"), value);
+        }
     }
     Ok(res)
 }

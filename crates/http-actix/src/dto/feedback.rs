@@ -49,10 +49,10 @@ pub struct FeedbackListResponse {
     pub pagination: FeedbackPagination,
 }
 
-impl From<&Paged<FeedbackView>> for FeedbackListResponse {
-    fn from(page: &Paged<FeedbackView>) -> Self {
+impl From<Paged<FeedbackView>> for FeedbackListResponse {
+    fn from(page: Paged<FeedbackView>) -> Self {
         Self {
-            data: page.items.iter().map(FeedbackJson::from).collect(),
+            data: page.items.into_iter().map(FeedbackJson::from).collect(),
             pagination: FeedbackPagination {
                 total: page.total,
                 count: page.total,

@@ -608,14 +608,15 @@ pub struct TopicCommentListResponse {
 }
 
 impl TopicCommentListResponse {
-    pub fn new(page: &Paged<CommentThread>, with_topic: bool) -> Self {
+    pub fn new(page: Paged<CommentThread>, with_topic: bool) -> Self {
+        let pagination = pagination(&page);
         Self {
             data: page
                 .items
-                .iter()
+                .into_iter()
                 .map(|t| TopicCommentJson::thread(t, with_topic))
                 .collect(),
-            pagination: pagination(page),
+            pagination,
         }
     }
 }

@@ -92,7 +92,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let page =
         feedback::list_feedback(&*state.store, &*state.clock, &caller.0, params.into()).await?;
-    Ok(HttpResponse::Ok().json(FeedbackListResponse::from(&page)))
+    Ok(HttpResponse::Ok().json(FeedbackListResponse::from(page)))
 }
 
 /// One item of the team, whatever its state, by `id` or `urlId`.
@@ -231,7 +231,7 @@ pub async fn public_list(
     let page =
         feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, params.into())
             .await?;
-    Ok(HttpResponse::Ok().json(FeedbackListResponse::from(&page)))
+    Ok(HttpResponse::Ok().json(FeedbackListResponse::from(page)))
 }
 
 /// Posts an item as the calling subscriber: `in_review`, `medium`, followed by its creator;

@@ -66,5 +66,5 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let (page, with_topic) =
         topics::list_topic_comments(&*state.store, &caller.0, params.into()).await?;
-    Ok(HttpResponse::Ok().json(TopicCommentListResponse::new(&page, with_topic)))
+    Ok(HttpResponse::Ok().json(TopicCommentListResponse::new(page, with_topic)))
 }
