@@ -230,8 +230,8 @@ impl DieselStore {
         };
         // Asked before the read, so a commit between the two only makes this answer look
         // older than it is (see `read_cache`).
-        let version = match cache.version() {
-            Ok(version) => version,
+        let asked = match cache.version() {
+            Ok(asked) => asked,
             Err(error) => {
                 let error = StoreError::from(error);
                 tracing::warn!(%error, "read cache: no data_version; reading uncached");
@@ -239,11 +239,13 @@ impl DieselStore {
             }
         };
         let memo = memo(cache);
-        if let Some(answer) = memo.get(&key, version) {
+        if let Some(answer) = memo.get(&key, asked.version) {
             return Ok(answer);
         }
         let answer = self.run_read(f).await?;
-        memo.put(key, version, &answer);
+        if asked.quiet {
+            memo.put(key, asked.version, &answer);
+        }
         Ok(answer)
     }
 }
@@ -298,15 +300,15 @@ mod tests {
         };
         let reads_so_far = || reads.load(Ordering::SeqCst);
 
+        // The first ask has nothing to compare with, so its answer is not kept; the second
+        // finds the database quiet and keeps its answer; the third is answered from memory.
         read().await.unwrap();
         read().await.unwrap();
-        assert_eq!(
-            reads_so_far(),
-            1,
-            "the second read was answered from memory"
-        );
+        read().await.unwrap();
+        assert_eq!(reads_so_far(), 2, "the third read was answered from memory");
 
-        // A commit through the store itself.
+        // A commit through the store itself: the next read asks the database, and so does
+        // the one after (the first found the database just changed, so kept nothing).
         store
             .run(|conn| {
                 tx::write_tx(conn, |conn| {
@@ -317,7 +319,12 @@ mod tests {
             .unwrap();
         read().await.unwrap();
         read().await.unwrap();
-        assert_eq!(reads_so_far(), 2, "read again once, after the commit");
+        read().await.unwrap();
+        assert_eq!(
+            reads_so_far(),
+            4,
+            "read twice after the commit, then remembered"
+        );
 
         // A commit by a connection the store knows nothing of (another process, to SQLite).
         let mut other = diesel::SqliteConnection::establish(&path).unwrap();
@@ -327,7 +334,7 @@ mod tests {
         read().await.unwrap();
         assert_eq!(
             reads_so_far(),
-            3,
+            5,
             "read again after another connection's commit"
         );
 
@@ -345,7 +352,7 @@ mod tests {
         };
         uncached().await.unwrap();
         uncached().await.unwrap();
-        assert_eq!(reads_so_far(), 5);
+        assert_eq!(reads_so_far(), 7);
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -1,6 +1,5 @@
 //! SQLite only: the hottest reads (a key's grant, an item, a board's list, a topic and its
-//! threads)
-//! remembered until the database changes, whoever changes it.
+//! threads) remembered until the database changes, whoever changes it.
 //!
 //! SQLite counts commits for us: `PRAGMA data_version` answers a different number on a
 //! connection once any other connection, of this process or another (the `sounding` admin
@@ -12,8 +11,9 @@
 //! on one connection, so one connection of its own asks, and is never replaced.
 //!
 //! Any commit makes every remembered answer useless, so under writes this does little, and
-//! reads cost one `PRAGMA` more (about 2 µs). Between writes, a read is a hash lookup and a
-//! clone instead of several statements (docs/benchmarks.md, docs/storage.md "Read cache").
+//! reads cost one `PRAGMA` more (3–4 µs, mostly the `fcntl` calls of a WAL read lock); answers
+//! are kept only while the database is quiet (`Asked::quiet`). Between writes, a read is a
+//! hash lookup and a clone instead of several statements (docs/storage.md, "Read cache").
 //! PostgreSQL has no such counter; it is not cached.
 
 use std::{
@@ -21,7 +21,13 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
-use diesel::{connection::SimpleConnection, sql_types::BigInt, Connection, QueryableByName};
+use diesel::{
+    connection::SimpleConnection,
+    query_builder::{AstPass, Query, QueryFragment, QueryId},
+    sql_types::BigInt,
+    sqlite::Sqlite,
+    Connection, QueryResult, RunQueryDsl, SqliteConnection,
+};
 use quick_cache::{sync::Cache, Weighter};
 use sounding_domain::{
     api_key::ApiKeyGrant,
@@ -34,11 +40,7 @@ use sounding_domain::{
     Timestamp,
 };
 
-use crate::{
-    connection::DbConnection,
-    error::{DbError, DbResult},
-    raw_sql::RawSql,
-};
+use crate::error::{DbError, DbResult};
 
 /// What the remembered answers may weigh in all, by the estimates of `Weight` (bytes of
 /// heap and inline data, roughly). The bench's 10,000 items fit.
@@ -49,8 +51,9 @@ pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 24 * 1024 * 1024;
 type Version = i64;
 
 pub(crate) struct ReadCache {
-    /// The connection that asks `PRAGMA data_version`: only ever this one (see the module).
-    versions: Mutex<DbConnection>,
+    /// The connection that asks `PRAGMA data_version` (only ever this one, see the module),
+    /// with the number it answered last.
+    versions: Mutex<(SqliteConnection, Version)>,
     pub(crate) keys: Memo<String, Option<ApiKeyGrant>>,
     pub(crate) items: Memo<(TeamId, FeedbackId), Option<FeedbackView>>,
     pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
@@ -64,22 +67,34 @@ impl std::fmt::Debug for ReadCache {
     }
 }
 
-#[derive(QueryableByName)]
-struct DataVersion {
-    #[diesel(sql_type = BigInt)]
-    data_version: i64,
+/// `PRAGMA data_version` as a query of its own type, so diesel finds its prepared statement by
+/// type rather than by rendering and hashing its text: it runs before every cached read.
+#[derive(Debug, Clone, Copy, QueryId)]
+struct DataVersion;
+
+impl QueryFragment<Sqlite> for DataVersion {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.push_sql("PRAGMA data_version");
+        Ok(())
+    }
 }
+
+impl Query for DataVersion {
+    type SqlType = BigInt;
+}
+
+impl RunQueryDsl<SqliteConnection> for DataVersion {}
 
 impl ReadCache {
     /// A cache of the SQLite database at `path`, holding about `budget_bytes` of answers.
     pub(crate) fn open(path: &str, budget_bytes: u64) -> DbResult<ReadCache> {
-        let mut conn = diesel::SqliteConnection::establish(path)
+        let mut conn = SqliteConnection::establish(path)
             .map_err(|e| DbError::Task(format!("read cache connection: {e}")))?;
         conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;")?;
         // The memos share the budget; the items' share is the largest (one per item read).
         let share = |parts: u64| budget_bytes / 16 * parts;
         Ok(ReadCache {
-            versions: Mutex::new(DbConnection::Sqlite(conn)),
+            versions: Mutex::new((conn, Version::MIN)),
             keys: Memo::new(share(1)),
             items: Memo::new(share(8)),
             lists: Memo::new(share(3)),
@@ -88,16 +103,25 @@ impl ReadCache {
         })
     }
 
-    /// The database's commit count now.
-    pub(crate) fn version(&self) -> DbResult<Version> {
-        let mut conn = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut sql = RawSql::new();
-        sql.push("PRAGMA data_version");
-        let rows: Vec<DataVersion> = sql.load(&mut conn)?;
-        rows.first()
-            .map(|row| row.data_version)
-            .ok_or_else(|| DbError::Task("PRAGMA data_version answered nothing".into()))
+    /// The database's commit count now, and whether it is the one the previous ask got.
+    pub(crate) fn version(&self) -> DbResult<Asked> {
+        let mut guard = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+        let (conn, last) = &mut *guard;
+        let version = DataVersion.get_result::<Version>(conn)?;
+        let quiet = *last == version;
+        *last = version;
+        Ok(Asked { version, quiet })
     }
+}
+
+/// One ask of `PRAGMA data_version`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Asked {
+    pub(crate) version: Version,
+    /// Nothing was committed since the ask before. Answers are kept only then: under a
+    /// stream of writes (votes) every answer would be dropped unused at the next ask, and
+    /// copying it into the cache cost the write path for nothing.
+    pub(crate) quiet: bool,
 }
 
 /// The remembered answers of one read, each with the commit count it was read at.

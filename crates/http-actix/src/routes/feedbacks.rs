@@ -284,7 +284,7 @@ pub async fn public_info(
 ) -> Result<HttpResponse, ApiError> {
     let (view, following) =
         feedback::public_feedback_info(&*state.store, &caller.0, params.into()).await?;
-    let mut data = FeedbackJson::from(&view);
+    let mut data = FeedbackJson::from(view);
     data.is_subscribed = following;
     Ok(HttpResponse::Ok().json(FeedbackResponse { data }))
 }

@@ -28,6 +28,7 @@ use super::{outbox::insert_events, parse_id, subscribers::people_by_id, to_db_ti
 use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
+    raw_sql::{add_to_count, KeptCount},
     schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
     tx::write_tx,
     DieselStore,
@@ -71,11 +72,17 @@ fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbRes
 
 /// Adds `delta` to the item's vote count; the count after.
 fn add_votes(conn: &mut DbConnection, id: &str, delta: i64) -> DbResult<i64> {
-    Ok(diesel::update(feedback::table.find(id))
-        .set(feedback::vote_count.eq(feedback::vote_count + delta))
-        .returning(feedback::vote_count)
-        .get_result(conn)?)
+    add_to_count(conn, VOTES, id, delta)
 }
+
+const VOTES: KeptCount = KeptCount {
+    table: "feedback",
+    column: "vote_count",
+};
+const COMMENTS: KeptCount = KeptCount {
+    table: "feedback",
+    column: "comment_count",
+};
 
 /// How an item is looked up.
 enum Key {
@@ -334,9 +341,7 @@ impl FeedbackStore for DieselStore {
                 diesel::insert_into(feedback_comments::table)
                     .values(&row)
                     .execute(conn)?;
-                diesel::update(feedback::table.find(&row.feedback_id))
-                    .set(feedback::comment_count.eq(feedback::comment_count + 1))
-                    .execute(conn)?;
+                add_to_count(conn, COMMENTS, &row.feedback_id, 1)?;
                 follow(
                     conn,
                     &FollowRow {

@@ -29,6 +29,7 @@ use super::{outbox::insert_events, parse_id, subscribers::SubscriberRow, to_db_t
 use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
+    raw_sql::{add_to_count, KeptCount},
     schema::{
         stages, subscribers, topic_comments, topic_follows, topic_visits, topic_votes, topics,
     },
@@ -79,11 +80,17 @@ fn lock_topic(
 
 /// Adds `delta` to the topic's vote count; the count after.
 fn add_votes(conn: &mut DbConnection, id: &str, delta: i64) -> DbResult<i64> {
-    Ok(diesel::update(topics::table.find(id))
-        .set(topics::vote_count.eq(topics::vote_count + delta))
-        .returning(topics::vote_count)
-        .get_result(conn)?)
+    add_to_count(conn, VOTES, id, delta)
 }
+
+const VOTES: KeptCount = KeptCount {
+    table: "topics",
+    column: "vote_count",
+};
+const COMMENTS: KeptCount = KeptCount {
+    table: "topics",
+    column: "comment_count",
+};
 
 /// Which topics `purge_topics` removes.
 #[derive(Debug, Clone, Copy)]
@@ -453,9 +460,7 @@ impl TopicStore for DieselStore {
                 diesel::insert_into(topic_comments::table)
                     .values(&row)
                     .execute(conn)?;
-                diesel::update(topics::table.find(&row.topic_id))
-                    .set(topics::comment_count.eq(topics::comment_count + 1))
-                    .execute(conn)?;
+                add_to_count(conn, COMMENTS, &row.topic_id, 1)?;
                 follow(
                     conn,
                     &FollowRow {
