@@ -208,9 +208,7 @@ impl DieselStore {
             None => self.run(move |conn| tx::read(conn, f)).await,
         }
     }
-}
 
-impl DieselStore {
     /// `run_read`, answered from `memo` of the read cache when the database has not changed
     /// since `key` was last read (SQLite; see `read_cache`). Without a cache or a key (an
     /// answer that moves with the clock), a plain `run_read`.

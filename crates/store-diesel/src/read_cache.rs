@@ -126,7 +126,17 @@ pub(crate) struct Asked {
 
 /// The remembered answers of one read, each with the commit count it was read at.
 pub(crate) struct Memo<K, V> {
-    answers: Cache<K, (Version, Arc<V>), ByWeight>,
+    answers: Cache<K, Stamped<V>, ByWeight>,
+}
+
+/// A remembered answer, with the commit count it was read at and its weight, reckoned once
+/// when it is kept: quick_cache asks for the weight again while evicting, and a page of
+/// threads is a walk over every comment.
+#[derive(Clone)]
+struct Stamped<V> {
+    version: Version,
+    weight: u64,
+    answer: Arc<V>,
 }
 
 impl<K, V> Memo<K, V>
@@ -145,15 +155,22 @@ where
     /// The answer to `key` read at `version`, if there is one.
     pub(crate) fn get(&self, key: &K, version: Version) -> Option<V> {
         match self.answers.get(key) {
-            Some((at, answer)) if at == version => Some(V::clone(&answer)),
+            Some(kept) if kept.version == version => Some(V::clone(&kept.answer)),
             _ => None,
         }
     }
 
     /// Remembers `answer`, read after `version` was asked.
     pub(crate) fn put(&self, key: K, version: Version, answer: &V) {
-        self.answers
-            .insert(key, (version, Arc::new(answer.clone())));
+        self.answers.insert(
+            key,
+            Stamped {
+                version,
+                // Never zero: zero-weight entries are never evicted.
+                weight: answer.weight().max(1),
+                answer: Arc::new(answer.clone()),
+            },
+        );
     }
 }
 
@@ -172,10 +189,9 @@ pub(crate) fn list_key(team: TeamId, query: &FeedbackQuery) -> Option<(TeamId, F
 #[derive(Clone)]
 struct ByWeight;
 
-impl<K, V: Weight> Weighter<K, (Version, Arc<V>)> for ByWeight {
-    fn weight(&self, _key: &K, (_, answer): &(Version, Arc<V>)) -> u64 {
-        // Never zero: zero-weight entries are never evicted.
-        answer.weight().max(1)
+impl<K, V> Weighter<K, Stamped<V>> for ByWeight {
+    fn weight(&self, _key: &K, kept: &Stamped<V>) -> u64 {
+        kept.weight
     }
 }
 
@@ -218,13 +234,11 @@ fn person(person: &Option<SubscriberRef>) -> u64 {
 impl Weight for FeedbackView {
     fn weight(&self) -> u64 {
         let f = &self.feedback;
-        // `meta` is a JSON object: about 64 bytes a key besides its text.
-        let meta = f.meta.len() as u64 * 64 + serde_json_len(&f.meta);
         512 + bytes(&f.title)
             + bytes(&f.text)
             + bytes(&f.url_id)
             + f.kind.as_deref().map_or(0, bytes)
-            + meta
+            + meta(&f.meta)
             + self
                 .board
                 .as_ref()
@@ -239,11 +253,11 @@ impl Weight for FeedbackView {
     }
 }
 
-/// The length of the string values of a JSON object, one level deep (nested values count a
-/// flat 64 bytes each): a cheap stand-in for serialising it.
-fn serde_json_len(meta: &sounding_domain::meta::Meta) -> u64 {
+/// A `meta` object: 64 bytes a key besides the key's text and its string value, one level
+/// deep (a nested value counts a flat 64): a cheap stand-in for serialising it.
+fn meta(meta: &sounding_domain::meta::Meta) -> u64 {
     meta.iter()
-        .map(|(key, value)| bytes(key) + value.as_str().map_or(64, bytes))
+        .map(|(key, value)| 64 + bytes(key) + value.as_str().map_or(64, bytes))
         .sum()
 }
 
@@ -254,8 +268,7 @@ impl Weight for TopicView {
             + bytes(&t.description)
             + bytes(&t.text)
             + bytes(&t.url_id)
-            + t.meta.len() as u64 * 64
-            + serde_json_len(&t.meta)
+            + meta(&t.meta)
             + bytes(&self.stage.name)
     }
 }
