@@ -12,7 +12,7 @@ use crate::{
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     event::{NewEvent, StoredEvent},
-    feedback::{Feedback, FeedbackQuery, FeedbackView},
+    feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentView, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
     ids::{
@@ -218,6 +218,12 @@ pub trait FeedbackStore: Send + Sync {
     /// `feedback_url_id` (and nothing written) when the team already has its `url_id`.
     async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()>;
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>>;
+    /// Who may read the item (`feedback`'s view, cut to that); `None` when it is gone.
+    async fn feedback_reach(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+    ) -> StoreResult<Option<FeedbackReach>>;
     async fn feedback_by_url_id(
         &self,
         team: TeamId,

@@ -165,12 +165,16 @@ impl ManageConnection for Manager {
 /// in SQLite and is what makes `ON DELETE CASCADE` work. `journal_size_limit` truncates the
 /// WAL file back to 64 MiB whenever a checkpoint lets it start over: without it the file keeps
 /// the size of its largest burst (590–720 MB after the bench's seed), since SQLite reuses the
-/// file from its start rather than shrinking it.
+/// file from its start rather than shrinking it. `temp_store = MEMORY` keeps the statement
+/// journal of savepoints in memory: each write of the writer's group runs in one
+/// (`writer`), and SQLite spills that journal to a temporary file past 64 KiB, which was a
+/// third of the writer's time (docs/benchmarks.md).
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000;
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = ON;
-PRAGMA journal_size_limit = 67108864;";
+PRAGMA journal_size_limit = 67108864;
+PRAGMA temp_store = MEMORY;";
 
 #[derive(Debug)]
 struct SqlitePragmas {
@@ -360,6 +364,7 @@ mod tests {
             assert_eq!(pragma("foreign_keys"), "1");
             assert_eq!(pragma("busy_timeout"), "5000");
             assert_eq!(pragma("journal_size_limit"), "67108864");
+            assert_eq!(pragma("temp_store"), "2", "MEMORY");
         }
     }
 

@@ -11,6 +11,7 @@ mod read_cache;
 mod repos;
 mod schema;
 mod tx;
+mod writer;
 
 use std::{hash::Hash, sync::Arc};
 
@@ -23,6 +24,7 @@ use connection::{Access, DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
 use read_cache::{Memo, ReadCache, Weight};
 use tx::WriteGate;
+use writer::Writer;
 
 /// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
 /// pool inside is shared).
@@ -35,6 +37,8 @@ pub struct DieselStore {
     engine: Engine,
     /// Where this database's SQLite writers queue (see `tx::WriteGate`).
     write_gate: WriteGate,
+    /// SQLite only: the thread every write of this database runs on, in groups (`writer`).
+    writer: Option<Writer>,
     /// What the pool connects to, for `with_own_pool`.
     target: Target,
     /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
@@ -91,12 +95,23 @@ impl DieselStore {
             }
             _ => None,
         };
+        let write_gate = WriteGate::default();
+        let writer = match engine {
+            Engine::Sqlite => Some(Writer::start(pool.clone(), write_gate.clone()).map_err(
+                |e| ConnectError::Open {
+                    engine,
+                    reason: format!("could not start the writer thread: {e}"),
+                },
+            )?),
+            Engine::Postgres => None,
+        };
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
         Ok(DieselStore {
             pool,
             readers,
             engine,
-            write_gate: WriteGate::default(),
+            write_gate,
+            writer,
             target,
             events_committed: None,
             read_cache,
@@ -118,6 +133,7 @@ impl DieselStore {
             readers: self.readers.clone(),
             engine: self.engine,
             write_gate: self.write_gate.clone(),
+            writer: self.writer.clone(),
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
             read_cache: self.read_cache.clone(),
@@ -157,13 +173,18 @@ impl DieselStore {
         self.engine
     }
 
-    /// Runs `f` with a pooled connection on tokio's blocking pool: diesel blocks, and the
-    /// caller's executor thread must not. The caller's tracing span goes along.
+    /// Runs `f`, which writes (in `tx::write_tx`), off the caller's executor thread: diesel
+    /// blocks, and that thread must not. On SQLite on the writer thread, in a group with
+    /// other writes (`writer`); on PostgreSQL with a pooled connection on tokio's blocking
+    /// pool. The caller's tracing span goes along.
     async fn run<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
+        if let Some(writer) = &self.writer {
+            return writer.write(self.events_committed.clone(), f).await;
+        }
         let pool = self.pool.clone();
         let gate = self.write_gate.clone();
         let events_committed = self.events_committed.clone();
@@ -249,7 +270,7 @@ impl DieselStore {
 }
 
 /// A store error as the ports report it, logged unless it is a conflict (a client's doing).
-fn failed(error: DbError) -> StoreError {
+pub(crate) fn failed(error: DbError) -> StoreError {
     let error = StoreError::from(error);
     if !matches!(error, StoreError::Conflict(_)) {
         tracing::warn!(%error, "storage operation failed");

@@ -50,12 +50,14 @@ pub(crate) fn with_write_gate<T>(gate: &WriteGate, f: impl FnOnce() -> T) -> T {
 
 /// A write. On SQLite `BEGIN IMMEDIATE` takes the write lock up front, so two writers queue
 /// instead of one failing when it upgrades a read lock; on PostgreSQL a plain `BEGIN` (READ
-/// COMMITTED; row locks and unique indexes do the rest).
+/// COMMITTED; row locks and unique indexes do the rest). Inside a transaction already open
+/// (the SQLite writer's group, `writer`) it is a savepoint, rolled back alone on error.
 pub(crate) fn write_tx<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
-    let gate = matches!(conn, DbConnection::Sqlite(_))
+    // Only the outermost transaction queues: the enclosing one holds the gate already.
+    let gate = (matches!(conn, DbConnection::Sqlite(_)) && depth(conn) == Ok(None))
         .then(|| CURRENT_GATE.with(|current| current.borrow().clone()))
         .flatten();
     // A writer that panicked left no transaction open (its connection is dropped).
@@ -98,6 +100,13 @@ pub(crate) fn read<T>(
     in_transaction(conn, "BEGIN DEFERRED", "BEGIN READ ONLY", f)
 }
 
+/// How many transactions and savepoints are open on `conn` (an error if its transaction state
+/// is broken).
+fn depth(conn: &mut DbConnection) -> diesel::QueryResult<Option<std::num::NonZeroU32>> {
+    <DbConnection as TransactionManager<DbConnection>>::transaction_manager_status_mut(conn)
+        .transaction_depth()
+}
+
 fn in_transaction<T>(
     conn: &mut DbConnection,
     sqlite_begin: &str,
@@ -105,8 +114,11 @@ fn in_transaction<T>(
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
     // Begun on the inner connection, whose transaction state the `DbConnection` shares, so the
-    // commit and rollback below (and the pool's broken-connection check) see it.
+    // commit and rollback below (and the pool's broken-connection check) see it. Nested, a
+    // savepoint: the mode was chosen by the outermost.
+    let nested = depth(conn)?.is_some();
     match conn {
+        _ if nested => <DbConnection as TransactionManager<DbConnection>>::begin_transaction(conn)?,
         DbConnection::Sqlite(inner) => {
             AnsiTransactionManager::begin_transaction_sql(inner, sqlite_begin)?
         }

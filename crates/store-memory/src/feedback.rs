@@ -7,7 +7,8 @@ use async_trait::async_trait;
 use sounding_domain::{
     event::NewEvent,
     feedback::{
-        self, BoardRef, Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackView,
+        self, BoardRef, Feedback, FeedbackQuery, FeedbackReach, FeedbackScope, FeedbackSort,
+        FeedbackView,
     },
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
@@ -197,6 +198,15 @@ impl FeedbackStore for MemoryStore {
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
         let s = self.state();
         Ok(s.row(team, id).map(|row| s.feedback_view(row)))
+    }
+
+    async fn feedback_reach(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+    ) -> StoreResult<Option<FeedbackReach>> {
+        let s = self.state();
+        Ok(s.row(team, id).map(|row| s.feedback_view(row).reach()))
     }
 
     async fn feedback_by_url_id(

@@ -5,7 +5,7 @@
 use sounding_domain::{
     access::{Caller, KeyHolder, SubscriberSession},
     api_key::{hash_key, looks_like_api_key},
-    ports::{AccessStore, Clock, SubscriberStore, TeamStore, TokenCodec},
+    ports::{AccessStore, Clock, SubscriberStore, TokenCodec},
     team_admin::{key_use_due, KEY_USE_RESOLUTION_SECONDS},
     token::TokenError,
 };
@@ -28,7 +28,6 @@ impl Credential {
 }
 
 pub async fn authenticate(
-    teams: &dyn TeamStore,
     access: &dyn AccessStore,
     subscribers: &dyn SubscriberStore,
     tokens: &dyn TokenCodec,
@@ -64,9 +63,8 @@ pub async fn authenticate(
         TokenError::Expired => AuthError::Expired,
         TokenError::Invalid => AuthError::Required,
     })?;
-    if teams.team(claims.team_id).await?.is_none() {
-        return Err(AuthError::Required.into());
-    }
+    // A live subscriber of the team is proof enough that the team is live: teams are never
+    // deleted, and their subscribers would go with them.
     let subscriber = subscribers
         .subscriber(claims.team_id, claims.subscriber_id)
         .await?
@@ -82,7 +80,7 @@ mod tests {
     use sounding_domain::{
         access::Role,
         api_key::{ApiKey, ApiKeyGrant},
-        ports::{MockAccessStore, MockClock, MockSubscriberStore, MockTeamStore, MockTokenCodec},
+        ports::{MockAccessStore, MockClock, MockSubscriberStore, MockTokenCodec},
         TeamId, Timestamp, UserId,
     };
 
@@ -120,7 +118,6 @@ mod tests {
             .times(1)
             .returning(|_, _, _| Ok(()));
         let caller = authenticate(
-            &MockTeamStore::new(),
             &access,
             &MockSubscriberStore::new(),
             &MockTokenCodec::new(),
@@ -155,7 +152,6 @@ mod tests {
         });
         access.expect_touch_api_key().never();
         let caller = authenticate(
-            &MockTeamStore::new(),
             &access,
             &MockSubscriberStore::new(),
             &MockTokenCodec::new(),
@@ -179,7 +175,6 @@ mod tests {
         let mut access = MockAccessStore::new();
         access.expect_api_key_by_hash().returning(|_| Ok(None));
         let err = authenticate(
-            &MockTeamStore::new(),
             &access,
             &MockSubscriberStore::new(),
             &MockTokenCodec::new(),
@@ -198,7 +193,6 @@ mod tests {
             .expect_verify()
             .returning(|_, _| Err(TokenError::Invalid));
         let err = authenticate(
-            &MockTeamStore::new(),
             &MockAccessStore::new(),
             &MockSubscriberStore::new(),
             &tokens,
@@ -217,7 +211,6 @@ mod tests {
             .expect_verify()
             .returning(|_, _| Err(TokenError::Expired));
         let err = authenticate(
-            &MockTeamStore::new(),
             &MockAccessStore::new(),
             &MockSubscriberStore::new(),
             &tokens,

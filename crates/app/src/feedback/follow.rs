@@ -7,7 +7,7 @@ use sounding_domain::{
     FeedbackId,
 };
 
-use super::{feedback_not_found, readable_feedback};
+use super::{ensure_feedback_readable, feedback_not_found};
 use crate::error::AppResult;
 
 pub async fn follow_feedback(
@@ -18,7 +18,7 @@ pub async fn follow_feedback(
 ) -> AppResult<FeedbackId> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    readable_feedback(store, &caller, id).await?;
+    ensure_feedback_readable(store, &caller, id).await?;
     set(store, clock, session, id, true).await
 }
 

@@ -24,7 +24,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder},
     board::BoardView,
     event::{EventKind, NewEvent},
-    feedback::{BoardRef, FeedbackView},
+    feedback::{BoardRef, FeedbackReach, FeedbackView},
     ports::{conflicts, Store, StoreError},
     slug,
     subscriber::{Identify, Subscriber},
@@ -73,17 +73,32 @@ pub(crate) async fn ensure_readable(
     caller: &Caller,
     view: FeedbackView,
 ) -> AppResult<FeedbackView> {
-    if view.is_publicly_readable() {
-        return Ok(view);
-    }
-    let on_private_board = view.board.as_ref().is_some_and(|b| !b.is_public);
-    if view.feedback.published_at.is_some()
-        && on_private_board
-        && is_team_member(store, caller).await?
+    ensure_reach(store, caller, view.reach()).await?;
+    Ok(view)
+}
+
+/// `readable_feedback` for the operations that need only to know (a vote, a follow): one
+/// small read instead of the item's view.
+pub(crate) async fn ensure_feedback_readable(
+    store: &dyn Store,
+    caller: &Caller,
+    id: FeedbackId,
+) -> AppResult<()> {
+    let reach = store
+        .feedback_reach(caller.team_id(), id)
+        .await?
+        .ok_or_else(feedback_not_found)?;
+    ensure_reach(store, caller, reach).await
+}
+
+async fn ensure_reach(store: &dyn Store, caller: &Caller, reach: FeedbackReach) -> AppResult<()> {
+    if reach.is_publicly_readable()
+        || (reach.is_for_members() && is_team_member(store, caller).await?)
     {
-        return Ok(view);
+        Ok(())
+    } else {
+        Err(feedback_not_found())
     }
-    Err(feedback_not_found())
 }
 
 /// The board `raw` names in the team: 400 when malformed, 404 when it is not the team's.

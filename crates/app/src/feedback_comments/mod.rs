@@ -18,7 +18,9 @@ use sounding_domain::{
 use crate::{
     auth::is_team_member,
     error::{AppError, AppResult},
-    feedback::{feedback_not_found, readable_feedback, team_author, team_feedback},
+    feedback::{
+        ensure_feedback_readable, feedback_not_found, readable_feedback, team_author, team_feedback,
+    },
     notifications::notify,
     wire::{self, CommentJson},
 };
@@ -200,7 +202,7 @@ pub async fn list_comments(
         .transpose()?
         .unwrap_or_default();
     let page = PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?;
-    readable_feedback(store, caller, id).await?;
+    ensure_feedback_readable(store, caller, id).await?;
     let query = CommentQuery {
         include_private: is_team_member(store, caller).await?,
         sort,

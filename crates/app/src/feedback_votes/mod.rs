@@ -11,7 +11,7 @@ use sounding_domain::{
 
 use crate::{
     error::{AppError, AppResult},
-    feedback::{feedback_not_found, readable_feedback},
+    feedback::{ensure_feedback_readable, feedback_not_found},
     wire::{self, VoteJson},
 };
 
@@ -25,7 +25,7 @@ pub async fn cast_vote(
 ) -> AppResult<(FeedbackVote, i64)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    readable_feedback(store, &caller, id).await?;
+    ensure_feedback_readable(store, &caller, id).await?;
     let now = clock.now();
     let vote = FeedbackVote {
         id: FeedbackVoteId::new(),
@@ -74,7 +74,7 @@ pub async fn vote_info(
     feedback_id: Option<&str>,
 ) -> AppResult<(FeedbackId, VoteState)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
-    readable_feedback(store, caller, id).await?;
+    ensure_feedback_readable(store, caller, id).await?;
     let subscriber = match caller {
         Caller::Subscriber(session) => Some(session.subscriber.id),
         Caller::Team(_) => None,

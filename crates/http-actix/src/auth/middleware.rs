@@ -41,15 +41,7 @@ pub async fn resolve_caller(
         Some(credential) => Some(match req.app_data::<web::Data<ApiState>>().cloned() {
             Some(state) => {
                 let store = &*state.store;
-                authenticate(
-                    store,
-                    store,
-                    store,
-                    &*state.tokens,
-                    &*state.clock,
-                    &credential,
-                )
-                .await
+                authenticate(store, store, &*state.tokens, &*state.clock, &credential).await
             }
             None => Err(AppError::Store(StoreError::Failure(
                 "ApiState is not registered as app data".into(),

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
     event::NewEvent,
-    feedback::{Feedback, FeedbackQuery, FeedbackView},
+    feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
     ids::{FeedbackId, SubscriberId, TeamId},
@@ -29,7 +29,7 @@ use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
     raw_sql::{add_to_count, KeptCount},
-    schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
+    schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
     tx::write_tx,
     DieselStore,
 };
@@ -68,6 +68,29 @@ fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbRes
     }
     .optional()?;
     Ok(found)
+}
+
+/// Who may read the item: one statement, where its view takes four.
+fn reach(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<FeedbackReach>> {
+    let found = feedback::table
+        .left_join(
+            feedback_boards::table.on(feedback_boards::id
+                .nullable()
+                .eq(feedback::board_id)
+                .and(feedback_boards::team_id.eq(feedback::team_id))),
+        )
+        .filter(feedback::id.eq(id))
+        .filter(feedback::team_id.eq(team))
+        .select((
+            feedback::published_at.is_not_null(),
+            feedback_boards::is_public.nullable(),
+        ))
+        .get_result::<(bool, Option<bool>)>(conn)
+        .optional()?;
+    Ok(found.map(|(published, board_is_public)| FeedbackReach {
+        published,
+        board_is_public,
+    }))
 }
 
 /// Adds `delta` to the item's vote count; the count after.
@@ -143,6 +166,15 @@ impl FeedbackStore for DieselStore {
             move |conn| read_view(conn, &team, Key::Id(id)),
         )
         .await
+    }
+
+    async fn feedback_reach(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+    ) -> StoreResult<Option<FeedbackReach>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run_read(move |conn| reach(conn, &team, &id)).await
     }
 
     async fn feedback_by_url_id(

@@ -1,0 +1,206 @@
+//! SQLite's one writer, with group commit. Every write of a SQLite `DieselStore` runs on one
+//! thread that owns the write connection, and the writes that queued while it was busy share
+//! one transaction.
+//!
+//! Why: SQLite lets one writer in at a time anyway, and per write the fixed costs were most of
+//! the work (docs/benchmarks.md, S4): `BEGIN IMMEDIATE` and `COMMIT` (which appends the WAL
+//! frames), and handing the write to tokio's blocking pool and back. Here a group of writes
+//! pays for one transaction, and a busy writer thread never sleeps between writes.
+//!
+//! What stays true:
+//! - A caller is answered only after its group commits: a reply still means committed.
+//! - Each write runs in a savepoint of its own (`tx::write_tx` nests), so a failing write is
+//!   rolled back alone. The group then ends there: it commits what came before and takes no
+//!   more writes, so an error that undid the whole transaction (SQLite does that on a full
+//!   disk or an I/O error) cannot let a later write commit alone.
+//! - A write that panics takes its group down with it: the connection is dropped (SQLite rolls
+//!   back) and every write of the group is answered with an error.
+//! - Durability is SQLite's `synchronous = NORMAL` as before: grouping changes how many
+//!   commits there are, not what a commit promises.
+
+use std::{
+    panic::{self, AssertUnwindSafe},
+    sync::mpsc,
+    thread,
+};
+
+use sounding_domain::ports::{StoreError, StoreResult};
+use tokio::sync::oneshot;
+
+use crate::{
+    connection::{DbConnection, DbPool},
+    error::{DbError, DbResult},
+    failed,
+    repos::outbox,
+    tx::{self, WriteGate},
+    EventsCommitted,
+};
+
+/// Most writes in one group: bounds how long the first of them waits for its reply.
+const MAX_GROUP: usize = 64;
+
+/// The queue in front of the writer thread. Clones share the one thread, which ends when the
+/// last clone is dropped.
+#[derive(Clone)]
+pub(crate) struct Writer {
+    jobs: mpsc::Sender<Job>,
+}
+
+/// A queued write: runs on the writer's connection, inside the group's transaction, and
+/// leaves how to answer its caller once the group's fate is known.
+type Job = Box<dyn FnOnce(&mut DbConnection) -> Ran + Send>;
+
+struct Ran {
+    failed: bool,
+    answer: Answer,
+    /// Its store's wake-up call for the webhook worker, when the write wrote outbox events.
+    events_committed: Option<EventsCommitted>,
+}
+
+/// Answers one caller, given how its group's commit went.
+type Answer = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+
+impl Writer {
+    /// Starts the writer thread of one database. It takes a connection from `pool` for each
+    /// group (so it keeps none from a small pool while idle) and queues at `gate` like every
+    /// other writer of the file in this process.
+    pub(crate) fn start(pool: DbPool, gate: WriteGate) -> std::io::Result<Writer> {
+        let (jobs, queue) = mpsc::channel();
+        thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || serve(&pool, &gate, &queue))?;
+        Ok(Writer { jobs })
+    }
+
+    /// Runs `f` on the writer thread and answers once its group has committed. `f` makes its
+    /// writes in `tx::write_tx`, as on any connection. `events_committed` is called after the
+    /// commit if `f` wrote outbox events.
+    pub(crate) async fn write<T, F>(
+        &self,
+        events_committed: Option<EventsCommitted>,
+        f: F,
+    ) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
+        let (reply, replied) = oneshot::channel();
+        let span = tracing::Span::current();
+        let job: Job = Box::new(move |conn| {
+            let (result, wrote_events) = outbox::noting_events(|| span.in_scope(|| f(conn)));
+            Ran {
+                failed: result.is_err(),
+                events_committed: events_committed.filter(|_| wrote_events),
+                answer: Box::new(move |committed| {
+                    let answer = match result {
+                        Err(error) => Err(failed(error)),
+                        Ok(value) => committed.map(|()| value),
+                    };
+                    // A caller that went away (its request was cancelled) needs no answer;
+                    // its write stands, like any write that committed.
+                    let _ = reply.send(answer);
+                }),
+            }
+        });
+        if self.jobs.send(job).is_err() {
+            return Err(StoreError::Unavailable(
+                "the database writer has stopped".into(),
+            ));
+        }
+        // The sender is dropped unanswered only when the write panicked.
+        replied.await.unwrap_or_else(|_| {
+            Err(failed(DbError::Task(
+                "the database write failed (a panic in the writer)".into(),
+            )))
+        })
+    }
+}
+
+/// The writer thread: a group per wake-up, until every `Writer` is dropped.
+fn serve(pool: &DbPool, gate: &WriteGate, queue: &mpsc::Receiver<Job>) {
+    while let Ok(first) = queue.recv() {
+        let mut conn = match pool.get() {
+            Ok(conn) => conn,
+            Err(error) => {
+                // Dropped unrun, the job answers its caller with an error.
+                let error = failed(DbError::Pool(error));
+                tracing::error!(%error, "the database writer has no connection");
+                drop(first);
+                continue;
+            }
+        };
+        match tx::with_write_gate(gate, || run_group(&mut conn, first, queue)) {
+            Group::Committed(ran) => {
+                let mut answers = Vec::with_capacity(ran.len());
+                for ran in ran {
+                    if let Some(callback) = ran.events_committed {
+                        callback();
+                    }
+                    answers.push(ran.answer);
+                }
+                // Returned to the pool before the callers run on.
+                drop(conn);
+                answers.into_iter().for_each(|answer| answer(Ok(())));
+            }
+            Group::Failed(ran, error) => {
+                drop(conn);
+                ran.into_iter()
+                    .for_each(|ran| (ran.answer)(Err(error.clone())));
+            }
+            Group::Panicked(ran) => {
+                // Mid-transaction, in a state nobody knows: the pool finds it broken and
+                // closes it, which rolls back.
+                drop(conn);
+                let error = StoreError::Failure(
+                    "the database write was rolled back: another write committed with it \
+                     panicked"
+                        .into(),
+                );
+                ran.into_iter()
+                    .for_each(|ran| (ran.answer)(Err(error.clone())));
+            }
+        }
+    }
+}
+
+/// How a group ended, with the writes that ran in it.
+enum Group {
+    Committed(Vec<Ran>),
+    /// The transaction could not begin or commit: nothing of it was kept.
+    Failed(Vec<Ran>, StoreError),
+    /// A write panicked (it has no `Ran`); nothing of the others may be kept.
+    Panicked(Vec<Ran>),
+}
+
+/// Runs `first` and whatever else is queued (at most `MAX_GROUP`) in one write transaction.
+fn run_group(conn: &mut DbConnection, first: Job, queue: &mpsc::Receiver<Job>) -> Group {
+    let mut done = Vec::new();
+    let mut panicked = false;
+    let outcome = tx::write_tx(conn, |conn| {
+        let mut next = Some(first);
+        while let Some(job) = next.take() {
+            match panic::catch_unwind(AssertUnwindSafe(|| job(conn))) {
+                Ok(ran) => {
+                    let failed = ran.failed;
+                    done.push(ran);
+                    if failed {
+                        break;
+                    }
+                }
+                Err(_) => {
+                    panicked = true;
+                    return Err(DbError::Task("a write panicked".into()));
+                }
+            }
+            if done.len() < MAX_GROUP {
+                next = queue.try_recv().ok();
+            }
+        }
+        Ok(())
+    });
+    match (panicked, outcome) {
+        (true, _) => Group::Panicked(done),
+        (false, Ok(())) => Group::Committed(done),
+        (false, Err(error)) => Group::Failed(done, failed(error)),
+    }
+}
