@@ -204,3 +204,169 @@ fn run_group(conn: &mut DbConnection, first: Job, queue: &mpsc::Receiver<Job>) -
         (false, Err(error)) => Group::Failed(done, failed(error)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        future::Future,
+        pin::Pin,
+        sync::mpsc as std_mpsc,
+        task::{Context, Poll, Waker},
+    };
+
+    use diesel::{Connection, RunQueryDsl, SqliteConnection};
+
+    use sounding_domain::ports::StoreResult;
+
+    use crate::{connection::DbConnection, error::DbError, tx::write_tx, DieselStore};
+
+    async fn store(dir: &tempfile::TempDir) -> (DieselStore, String) {
+        let path = format!("{}/w.db", dir.path().display());
+        let store = DieselStore::connect(&format!("sqlite://{path}")).unwrap();
+        store
+            .run(|conn| {
+                write_tx(conn, |conn| {
+                    diesel::sql_query("CREATE TABLE t (v INTEGER NOT NULL UNIQUE)")
+                        .execute(conn)?;
+                    Ok(())
+                })
+            })
+            .await
+            .unwrap();
+        (store, path)
+    }
+
+    fn insert(store: &DieselStore, v: i64) -> impl Future<Output = Result<(), String>> + '_ {
+        let written = store.run(move |conn| {
+            write_tx(conn, |conn| {
+                diesel::sql_query(format!("INSERT INTO t (v) VALUES ({v})")).execute(conn)?;
+                Ok(())
+            })
+        });
+        async move { written.await.map_err(|e| e.to_string()) }
+    }
+
+    fn values(path: &str) -> Vec<i64> {
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            v: i64,
+        }
+        let mut conn = SqliteConnection::establish(path).unwrap();
+        diesel::sql_query("SELECT v FROM t ORDER BY v")
+            .load::<Row>(&mut conn)
+            .unwrap()
+            .into_iter()
+            .map(|row| row.v)
+            .collect()
+    }
+
+    /// How many rows the writer's connection sees, and how many another connection sees.
+    fn counts<'a>(
+        store: &'a DieselStore,
+        path: &str,
+    ) -> impl Future<Output = StoreResult<(i64, i64)>> + 'a {
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        fn count(conn: &mut SqliteConnection) -> i64 {
+            diesel::sql_query("SELECT COUNT(*) AS n FROM t")
+                .get_result::<Count>(conn)
+                .unwrap()
+                .n
+        }
+        let outside = path.to_owned();
+        store.run(move |conn| {
+            let DbConnection::Sqlite(inner) = conn else {
+                return Err(DbError::Task("not SQLite".into()));
+            };
+            let mut other = SqliteConnection::establish(&outside).unwrap();
+            Ok((count(inner), count(&mut other)))
+        })
+    }
+
+    /// Polls `write` once, which queues its job, and hands it back to be awaited later.
+    fn queued<F: Future>(write: F) -> Pin<Box<F>> {
+        let mut write = Box::pin(write);
+        let polled = write.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        assert!(matches!(polled, Poll::Pending), "answered before it ran");
+        write
+    }
+
+    /// Holds the writer thread until the returned sender sends (or is dropped), so the writes
+    /// queued meanwhile make one group.
+    async fn hold_writer(
+        store: &DieselStore,
+    ) -> (
+        std_mpsc::Sender<()>,
+        tokio::task::JoinHandle<Result<(), String>>,
+    ) {
+        let (release, released) = std_mpsc::channel::<()>();
+        let (entered, writer_held) = tokio::sync::oneshot::channel();
+        let holder = store.clone();
+        let held = tokio::spawn(async move {
+            holder
+                .run(move |_| {
+                    entered.send(()).unwrap();
+                    let _ = released.recv();
+                    Ok(())
+                })
+                .await
+                .map_err(|e| e.to_string())
+        });
+        writer_held.await.unwrap();
+        (release, held)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn queued_writes_share_a_transaction_and_a_failing_one_is_undone_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, path) = store(&dir).await;
+        let (release, held) = hold_writer(&store).await;
+
+        let first = queued(insert(&store, 1));
+        // Runs in the first's transaction: sees its row, which no other connection sees yet.
+        let sees_in_group = queued(counts(&store, &path));
+        let duplicate = queued(insert(&store, 1));
+        // The failure ended the group: the first's row is committed by now.
+        let sees_after_failure = queued(counts(&store, &path));
+        let after_the_failure = queued(insert(&store, 2));
+        release.send(()).unwrap();
+        assert_eq!(held.await.unwrap(), Ok(()));
+
+        assert_eq!(first.await, Ok(()));
+        assert_eq!(
+            sees_in_group.await.unwrap(),
+            (1, 0),
+            "one transaction, not yet committed"
+        );
+        let refused = duplicate.await;
+        assert!(
+            refused.as_ref().is_err_and(|e| e.contains("UNIQUE")),
+            "{refused:?}"
+        );
+        assert_eq!(sees_after_failure.await.unwrap(), (1, 1), "a new group");
+        assert_eq!(after_the_failure.await, Ok(()));
+        assert_eq!(values(&path), [1, 2]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_that_panics_undoes_its_group_and_the_writer_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, path) = store(&dir).await;
+        let (release, held) = hold_writer(&store).await;
+
+        let before = queued(insert(&store, 10));
+        let panics =
+            queued(store.run(|_| -> crate::error::DbResult<()> { panic!("a bug in a write") }));
+        release.send(()).unwrap();
+        assert!(held.await.unwrap().is_err(), "its group was rolled back");
+        assert!(before.await.is_err(), "its group was rolled back");
+        assert!(panics.await.is_err());
+        assert_eq!(values(&path), Vec::<i64>::new());
+        assert_eq!(insert(&store, 11).await, Ok(()));
+        assert_eq!(values(&path), [11]);
+    }
+}

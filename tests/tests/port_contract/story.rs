@@ -10,8 +10,8 @@ use sounding_domain::{
     board::{Board, BoardView},
     event::{EventKind, NewEvent, StoredEvent},
     feedback::{
-        BoardRef, Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus,
-        FeedbackView, Priority,
+        BoardRef, Feedback, FeedbackQuery, FeedbackReach, FeedbackScope, FeedbackSort,
+        FeedbackStatus, FeedbackView, Priority,
     },
     feedback_comment::{CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{VoteOutcome, VoteState},
@@ -821,6 +821,37 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     let now_private = read(&*store, &item).await;
     assert_eq!(now_private.board, Some(board_ref(&renamed)));
     assert!(!now_private.board.as_ref().unwrap().is_public);
+
+    // Who may read an item, without the item: the view's answer, for each side of it.
+    for (team_asking, id, reach) in [
+        (
+            team,
+            item.id,
+            Some(FeedbackReach {
+                published: true,
+                board_is_public: Some(false),
+            }),
+        ),
+        (
+            team,
+            bare.id,
+            Some(FeedbackReach {
+                published: false,
+                board_is_public: None,
+            }),
+        ),
+        (other, item.id, None),
+        (team, FeedbackId::new(), None),
+    ] {
+        assert_eq!(store.feedback_reach(team_asking, id).await.unwrap(), reach);
+    }
+    assert_eq!(
+        now_private.reach(),
+        FeedbackReach {
+            published: true,
+            board_is_public: Some(false),
+        }
+    );
 
     // Lists show the same views as single reads.
     let page = store

@@ -81,6 +81,8 @@ mod tests {
         access::Role,
         api_key::{ApiKey, ApiKeyGrant},
         ports::{MockAccessStore, MockClock, MockSubscriberStore, MockTokenCodec},
+        subscriber::{Identify, Subscriber},
+        token::SubscriberClaims,
         TeamId, Timestamp, UserId,
     };
 
@@ -220,5 +222,53 @@ mod tests {
         .await
         .unwrap_err();
         assert_eq!(err, AppError::Auth(AuthError::Expired));
+    }
+
+    #[tokio::test]
+    async fn a_token_needs_a_live_subscriber_of_its_team_with_its_version() {
+        let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+        let team = TeamId::new();
+        let identify = Identify::new(Some("ada@example.com"), None, None, None, None).unwrap();
+        let mut subscriber = Subscriber::identified(team, &identify, now);
+        subscriber.token_version = 3;
+        let (id, stored) = (subscriber.id, subscriber.clone());
+        let claims = move |version| SubscriberClaims {
+            subscriber_id: id,
+            team_id: team,
+            issued_at: 0,
+            expires_at: i64::MAX,
+            version,
+        };
+        let attempt = |version: i64, found: Option<Subscriber>| {
+            let mut tokens = MockTokenCodec::new();
+            tokens
+                .expect_verify()
+                .returning(move |_, _| Ok(claims(version)));
+            let mut subscribers = MockSubscriberStore::new();
+            subscribers
+                .expect_subscriber()
+                .withf(move |t, s| *t == team && *s == id)
+                .times(1)
+                .returning(move |_, _| Ok(found.clone()));
+            async move {
+                authenticate(
+                    &MockAccessStore::new(),
+                    &subscribers,
+                    &tokens,
+                    &clock(),
+                    &Credential::Bearer("x.y.z".into()),
+                )
+                .await
+            }
+        };
+        let session = attempt(3, Some(stored.clone())).await.unwrap();
+        assert!(matches!(session, Caller::Subscriber(s) if s.subscriber.id == id));
+        // Logged out since (a newer version), or gone (with its team, or alone).
+        for (version, found) in [(2, Some(stored)), (3, None)] {
+            assert_eq!(
+                attempt(version, found).await.unwrap_err(),
+                AppError::Auth(AuthError::Required)
+            );
+        }
     }
 }
