@@ -168,7 +168,8 @@ impl ManageConnection for Manager {
 /// file from its start rather than shrinking it. `temp_store = MEMORY` keeps the statement
 /// journal of savepoints in memory: each write of the writer's group runs in one
 /// (`writer`), and SQLite spills that journal to a temporary file past 64 KiB, which was a
-/// third of the writer's time (docs/benchmarks.md).
+/// third of the writer's time (docs/benchmarks.md). After these, `wal_autocheckpoint` is
+/// moved to `checkpoint::BACKSTOP_PAGES`: checkpoints run on a thread of their own.
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000;
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
@@ -186,6 +187,12 @@ impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
         if let DbConnection::Sqlite(inner) = conn {
             inner
                 .batch_execute(SQLITE_PRAGMAS)
+                .map_err(r2d2::Error::QueryError)?;
+            inner
+                .batch_execute(&format!(
+                    "PRAGMA wal_autocheckpoint = {}",
+                    crate::checkpoint::BACKSTOP_PAGES
+                ))
                 .map_err(r2d2::Error::QueryError)?;
             if self.access == Access::ReadOnly {
                 inner
@@ -365,6 +372,19 @@ mod tests {
             assert_eq!(pragma("busy_timeout"), "5000");
             assert_eq!(pragma("journal_size_limit"), "67108864");
             assert_eq!(pragma("temp_store"), "2", "MEMORY");
+            // No table-valued function for this one.
+            #[derive(diesel::QueryableByName)]
+            struct Autocheckpoint {
+                #[diesel(sql_type = diesel::sql_types::BigInt)]
+                wal_autocheckpoint: i64,
+            }
+            let autocheckpoint = diesel::sql_query("PRAGMA wal_autocheckpoint")
+                .get_result::<Autocheckpoint>(conn)
+                .unwrap();
+            assert_eq!(
+                autocheckpoint.wal_autocheckpoint,
+                i64::from(crate::checkpoint::BACKSTOP_PAGES)
+            );
         }
     }
 

@@ -2,6 +2,7 @@
 //! chosen at run time by the database URL. `DieselStore` is the adapter; `repos/` holds one
 //! file per resource, `connection` the pool, `tx` the transaction helpers.
 
+mod checkpoint;
 mod connection;
 mod error;
 mod migrations;

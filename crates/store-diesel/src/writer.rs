@@ -28,6 +28,7 @@ use sounding_domain::ports::{StoreError, StoreResult};
 use tokio::sync::oneshot;
 
 use crate::{
+    checkpoint::Checkpointer,
     connection::{DbConnection, DbPool},
     error::{DbError, DbResult},
     failed,
@@ -66,9 +67,10 @@ impl Writer {
     /// other writer of the file in this process.
     pub(crate) fn start(pool: DbPool, gate: WriteGate) -> std::io::Result<Writer> {
         let (jobs, queue) = mpsc::channel();
+        let checkpointer = Checkpointer::start(pool.clone())?;
         thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || serve(&pool, &gate, &queue))?;
+            .spawn(move || serve(&pool, &gate, &checkpointer, &queue))?;
         Ok(Writer { jobs })
     }
 
@@ -117,7 +119,12 @@ impl Writer {
 }
 
 /// The writer thread: a group per wake-up, until every `Writer` is dropped.
-fn serve(pool: &DbPool, gate: &WriteGate, queue: &mpsc::Receiver<Job>) {
+fn serve(
+    pool: &DbPool,
+    gate: &WriteGate,
+    checkpointer: &Checkpointer,
+    queue: &mpsc::Receiver<Job>,
+) {
     while let Ok(first) = queue.recv() {
         let mut conn = match pool.get() {
             Ok(conn) => conn,
@@ -131,6 +138,7 @@ fn serve(pool: &DbPool, gate: &WriteGate, queue: &mpsc::Receiver<Job>) {
         };
         match tx::with_write_gate(gate, || run_group(&mut conn, first, queue)) {
             Group::Committed(ran) => {
+                checkpointer.ask();
                 let mut answers = Vec::with_capacity(ran.len());
                 for ran in ran {
                     if let Some(callback) = ran.events_committed {
