@@ -231,6 +231,25 @@ impl DieselStore {
         }
     }
 
+    /// `run_read` for a read that is one statement, which both engines run in a snapshot of
+    /// its own: no `BEGIN` and `COMMIT` around it. On SQLite they were 8 % of S4's HTTP
+    /// thread (docs/benchmarks.md); on PostgreSQL they are two round trips. `f` must run
+    /// exactly one statement; anything more goes through `run_read`.
+    async fn run_read_one<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
+        match &self.readers {
+            Some(readers) => readers
+                .get()
+                .map_err(DbError::Pool)
+                .and_then(|mut conn| f(&mut conn))
+                .map_err(failed),
+            None => self.run(f).await,
+        }
+    }
+
     /// `run_read`, answered from `memo` of the read cache when the database has not changed
     /// since `key` was last read (SQLite; see `read_cache`). Without a cache or a key (an
     /// answer that moves with the clock), a plain `run_read`.

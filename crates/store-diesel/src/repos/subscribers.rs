@@ -165,7 +165,7 @@ fn identify_once(
 impl SubscriberStore for DieselStore {
     async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| {
+        self.run_read_one(move |conn| {
             subscribers::table
                 .filter(subscribers::id.eq(id))
                 .filter(subscribers::team_id.eq(team))

@@ -174,7 +174,7 @@ impl FeedbackStore for DieselStore {
         id: FeedbackId,
     ) -> StoreResult<Option<FeedbackReach>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| reach(conn, &team, &id)).await
+        self.run_read_one(move |conn| reach(conn, &team, &id)).await
     }
 
     async fn feedback_by_url_id(
