@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use sounding_tests::{engine_tests, Reply, TestApp};
+use sounding_tests::{engine_tests, harness::OWNER_EMAIL, Reply, TestApp};
 
 engine_tests!(
     fifty_subscribers_vote_at_once_and_every_vote_counts,
@@ -17,6 +17,7 @@ engine_tests!(
     top_sorts_by_votes_and_trending_by_recent_activity,
     list_filters_and_pages,
     the_public_list_shows_only_published_public_feedback,
+    only_team_members_vote_on_a_private_board_and_nobody_on_unpublished_feedback,
 );
 
 async fn vote(app: &TestApp, token: &str, f: &Value) -> Reply {
@@ -481,4 +482,42 @@ async fn private_item(app: &TestApp) -> Value {
         .team("feedbacks.list", json!({"search": "On private"}))
         .await;
     reply.ok()[0]["id"].clone()
+}
+
+async fn only_team_members_vote_on_a_private_board_and_nobody_on_unpublished_feedback(
+    app: TestApp,
+) {
+    let private = app
+        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
+        .await;
+    let moderated = app
+        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
+        .await;
+    let hidden = app
+        .feedback(json!({"title": "Internal", "boardId": private["id"]}))
+        .await;
+    let (_, outsider) = app.identify("outsider@example.com").await;
+    let (member, insider) = app.identify(OWNER_EMAIL).await;
+    let waiting = app
+        .public_feedback(
+            &outsider,
+            json!({"title": "Awaiting moderation", "boardId": moderated["id"]}),
+        )
+        .await;
+
+    vote(&app, &outsider, &hidden)
+        .await
+        .assert_error(404, "Feedback not found");
+    assert_eq!(votes_count(&app, &hidden).await, 0);
+    let by_member = vote(&app, &insider, &hidden).await;
+    assert_eq!(by_member.ok()["subscriberId"], member["id"]);
+    assert_eq!(votes_count(&app, &hidden).await, 1);
+
+    for token in [&outsider, &insider] {
+        vote(&app, token, &waiting)
+            .await
+            .assert_error(404, "Feedback not found");
+    }
+    assert_eq!(votes_count(&app, &waiting).await, 0);
+    assert_eq!(app.events_of("new_feedback_vote").await.len(), 1);
 }

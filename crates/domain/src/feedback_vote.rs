@@ -23,6 +23,16 @@ pub enum VoteOutcome {
     AlreadyVoted,
 }
 
+/// Which items a vote may land on, checked by the store in the vote's own transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoteAccess {
+    /// Only an item anyone may read (`FeedbackReach::is_publicly_readable`); any other is
+    /// treated as gone. Saves the caller a read of its own in the common case.
+    Public,
+    /// The caller's right to read the item was checked already.
+    Checked,
+}
+
 /// The vote count of a feedback item and, for a subscriber, their vote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VoteState {

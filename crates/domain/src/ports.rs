@@ -14,7 +14,7 @@ use crate::{
     event::{NewEvent, StoredEvent},
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentView, FeedbackComment},
-    feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
+    feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{
         ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId,
         TopicId, UserId,
@@ -247,11 +247,13 @@ pub trait FeedbackStore: Send + Sync {
     ) -> StoreResult<Paged<FeedbackView>>;
 
     /// Records the vote unless the subscriber already voted on the item (`AlreadyVoted`, and
-    /// nothing written). `None` when the item is gone.
+    /// nothing written). `None` when the item is gone, or when `access` is `Public` and the
+    /// item is not publicly readable (nothing written).
     async fn cast_vote(
         &self,
         team: TeamId,
         vote: &FeedbackVote,
+        access: VoteAccess,
         events: &[NewEvent],
     ) -> StoreResult<Option<VoteOutcome>>;
     /// Removes the subscriber's vote if there is one; the count after. `None` when the item

@@ -14,7 +14,7 @@ use sounding_domain::{
         FeedbackView, Priority,
     },
     feedback_comment::{CommentQuery, CommentSort, Direction, FeedbackComment},
-    feedback_vote::{FeedbackVote, VoteOutcome},
+    feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome},
     ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId},
     page::PageRequest,
     ports::{conflicts, BoardStore, FeedbackStore, OutboxStore, StoreError, SubscriberStore},
@@ -281,7 +281,12 @@ async fn updates_save_everything_but_the_counts(env: Env) {
     let mut f = item(a, jane.id, "Export", t0());
     store.insert_feedback(&f, &[]).await.unwrap();
     store
-        .cast_vote(a, &vote(f.id, SubscriberId::new(), t0()), &[])
+        .cast_vote(
+            a,
+            &vote(f.id, SubscriberId::new(), t0()),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
 
@@ -334,7 +339,12 @@ async fn fifty_concurrent_votes_on_one_item_all_count(env: Env) {
             tokio::spawn(async move {
                 let v = vote(f.id, SubscriberId::new(), t0());
                 store
-                    .cast_vote(a, &v, &[event(a, EventKind::NewFeedbackVote)])
+                    .cast_vote(
+                        a,
+                        &v,
+                        VoteAccess::Checked,
+                        &[event(a, EventKind::NewFeedbackVote)],
+                    )
                     .await
             })
         })
@@ -368,7 +378,12 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
     let first = vote(f.id, voter, at("2026-03-04T05:06:08.001Z"));
     assert_eq!(
         store
-            .cast_vote(a, &first, &[event(a, EventKind::NewFeedbackVote)])
+            .cast_vote(
+                a,
+                &first,
+                VoteAccess::Checked,
+                &[event(a, EventKind::NewFeedbackVote)]
+            )
             .await
             .unwrap(),
         Some(VoteOutcome::Cast {
@@ -379,7 +394,12 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
     let again = vote(f.id, voter, at("2026-03-04T05:06:09.001Z"));
     assert_eq!(
         store
-            .cast_vote(a, &again, &[event(a, EventKind::NewFeedbackVote)])
+            .cast_vote(
+                a,
+                &again,
+                VoteAccess::Checked,
+                &[event(a, EventKind::NewFeedbackVote)]
+            )
             .await
             .unwrap(),
         Some(VoteOutcome::AlreadyVoted)
@@ -407,7 +427,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
     );
     assert_eq!(
         store
-            .cast_vote(b, &vote(f.id, voter, t0()), &[])
+            .cast_vote(b, &vote(f.id, voter, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap(),
         None
@@ -417,6 +437,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_vote(
                 a,
                 &vote(FeedbackId::new(), voter, t0()),
+                VoteAccess::Checked,
                 &[event(a, EventKind::NewFeedbackVote)]
             )
             .await
@@ -434,7 +455,7 @@ async fn retracting_twice_counts_once(env: Env) {
     let (x, y) = (SubscriberId::new(), SubscriberId::new());
     for voter in [x, y] {
         store
-            .cast_vote(a, &vote(f.id, voter, t0()), &[])
+            .cast_vote(a, &vote(f.id, voter, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap();
     }
@@ -458,7 +479,10 @@ async fn retracting_twice_counts_once(env: Env) {
     assert_eq!(store.retract_vote(b, f.id, y).await.unwrap(), None);
     // After a retraction the subscriber may vote again.
     assert!(matches!(
-        store.cast_vote(a, &vote(f.id, x, t0()), &[]).await.unwrap(),
+        store
+            .cast_vote(a, &vote(f.id, x, t0()), VoteAccess::Checked, &[])
+            .await
+            .unwrap(),
         Some(VoteOutcome::Cast { total_votes: 2, .. })
     ));
 }
@@ -472,7 +496,7 @@ async fn deleting_an_item_removes_its_comments_votes_and_follows(env: Env) {
     for i in [&f, &kept] {
         store.insert_feedback(i, &[]).await.unwrap();
         store
-            .cast_vote(a, &vote(i.id, jane.id, t0()), &[])
+            .cast_vote(a, &vote(i.id, jane.id, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap();
         assert!(store
@@ -560,12 +584,22 @@ async fn lists_are_ordered_newest_top_and_trending(env: Env) {
     }
     for _ in 0..3 {
         store
-            .cast_vote(a, &vote(old.id, SubscriberId::new(), long_ago), &[])
+            .cast_vote(
+                a,
+                &vote(old.id, SubscriberId::new(), long_ago),
+                VoteAccess::Checked,
+                &[],
+            )
             .await
             .unwrap();
     }
     store
-        .cast_vote(a, &vote(hot.id, SubscriberId::new(), since), &[])
+        .cast_vote(
+            a,
+            &vote(hot.id, SubscriberId::new(), since),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
     store
@@ -593,7 +627,12 @@ async fn lists_are_ordered_newest_top_and_trending(env: Env) {
     store.insert_feedback(&theirs, &[]).await.unwrap();
     for _ in 0..5 {
         store
-            .cast_vote(b, &vote(theirs.id, SubscriberId::new(), now), &[])
+            .cast_vote(
+                b,
+                &vote(theirs.id, SubscriberId::new(), now),
+                VoteAccess::Checked,
+                &[],
+            )
             .await
             .unwrap();
     }

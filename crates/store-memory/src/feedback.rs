@@ -11,7 +11,7 @@ use sounding_domain::{
         FeedbackView,
     },
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
-    feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
+    feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackId, SubscriberId, TagId, TeamId},
     page::{PageRequest, Paged},
     ports::{conflicts, FeedbackStore, StoreError, StoreResult},
@@ -288,9 +288,16 @@ impl FeedbackStore for MemoryStore {
         &self,
         team: TeamId,
         vote: &FeedbackVote,
+        access: VoteAccess,
         events: &[NewEvent],
     ) -> StoreResult<Option<VoteOutcome>> {
         let mut s = self.state();
+        if access == VoteAccess::Public
+            && s.row(team, vote.feedback_id)
+                .is_some_and(|row| !s.feedback_view(row).is_publicly_readable())
+        {
+            return Ok(None);
+        }
         let Some(row) = s.row_mut(team, vote.feedback_id) else {
             return Ok(None);
         };

@@ -14,7 +14,7 @@ use sounding_domain::{
         FeedbackStatus, FeedbackView, Priority,
     },
     feedback_comment::{CommentSort, CommentView, Direction, FeedbackComment},
-    feedback_vote::{VoteOutcome, VoteState},
+    feedback_vote::{VoteAccess, VoteOutcome, VoteState},
     ids::{BoardId, FeedbackCommentId, FeedbackId, SubscriberId, TeamId},
     page::{PageRequest, Paged},
     ports::{conflicts, Store, StoreError},
@@ -791,7 +791,12 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     // The counts follow the votes and comments, private comments included.
     for (voter, n) in [(&creator, 1), (&editor, 2)] {
         store
-            .cast_vote(team, &vote(&item, voter.id, created.plus_seconds(n)), &[])
+            .cast_vote(
+                team,
+                &vote(&item, voter.id, created.plus_seconds(n)),
+                VoteAccess::Checked,
+                &[],
+            )
             .await
             .unwrap();
     }
@@ -869,6 +874,41 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     assert_eq!(page.total, 2);
     assert!(page.items.contains(&now_private));
     assert!(page.items.contains(&untouched));
+
+    // A vote that leaves the check to the store lands only on an item anyone may read: not on
+    // one of a private board, nor on one awaiting moderation, and nothing is written.
+    let outsider = subscriber(&*store, team, "outsider@example.com").await;
+    for hidden in [&item, &bare] {
+        let refused = vote(hidden, outsider.id, created.plus_seconds(9));
+        assert_eq!(
+            store
+                .cast_vote(team, &refused, VoteAccess::Public, &[])
+                .await
+                .unwrap(),
+            None
+        );
+    }
+    let after = read(&*store, &item).await;
+    assert_eq!(
+        (after.vote_count, read(&*store, &bare).await.vote_count),
+        (2, 0)
+    );
+    let open = stored_feedback(
+        &*store,
+        feedback(team, None, creator.id, "open000001", created),
+    )
+    .await;
+    let welcome = vote(&open, outsider.id, created.plus_seconds(9));
+    assert_eq!(
+        store
+            .cast_vote(team, &welcome, VoteAccess::Public, &[])
+            .await
+            .unwrap(),
+        Some(VoteOutcome::Cast {
+            vote: welcome.clone(),
+            total_votes: 1
+        })
+    );
 }
 
 pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Store>) {
@@ -963,7 +1003,12 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
         .await
         .unwrap();
     store
-        .cast_vote(team, &vote(&item, editor.id, t0().plus_seconds(1)), &[])
+        .cast_vote(
+            team,
+            &vote(&item, editor.id, t0().plus_seconds(1)),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
     let remark = comment(&item, editor.id, "why?", false, t0().plus_seconds(2));
@@ -1062,7 +1107,12 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
         store.insert_feedback(f, &[]).await.unwrap();
         for (s, n) in [(&voter, 10), (&commenter, 11)] {
             store
-                .cast_vote(team, &vote(f, s.id, t0().plus_seconds(n)), &[])
+                .cast_vote(
+                    team,
+                    &vote(f, s.id, t0().plus_seconds(n)),
+                    VoteAccess::Checked,
+                    &[],
+                )
                 .await
                 .unwrap();
         }
@@ -1115,7 +1165,12 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     );
     assert_eq!(
         store
-            .cast_vote(team, &vote(&item, follower.id, t0()), &[])
+            .cast_vote(
+                team,
+                &vote(&item, follower.id, t0()),
+                VoteAccess::Checked,
+                &[]
+            )
             .await
             .unwrap(),
         None
@@ -1184,7 +1239,10 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     );
     let again = vote(&item, voter.id, t0().plus_seconds(120));
     assert_eq!(
-        store.cast_vote(team, &again, &[]).await.unwrap(),
+        store
+            .cast_vote(team, &again, VoteAccess::Checked, &[])
+            .await
+            .unwrap(),
         Some(VoteOutcome::Cast {
             vote: again.clone(),
             total_votes: 1
@@ -1214,7 +1272,7 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     let e1 = event(team, EventKind::NewFeedbackVote, v1.created_at, 1);
     assert_eq!(
         store
-            .cast_vote(team, &v1, std::slice::from_ref(&e1))
+            .cast_vote(team, &v1, VoteAccess::Checked, std::slice::from_ref(&e1))
             .await
             .unwrap(),
         Some(VoteOutcome::Cast {
@@ -1226,7 +1284,7 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     let e2 = event(team, EventKind::NewFeedbackVote, v2.created_at, 2);
     assert_eq!(
         store
-            .cast_vote(team, &v2, std::slice::from_ref(&e2))
+            .cast_vote(team, &v2, VoteAccess::Checked, std::slice::from_ref(&e2))
             .await
             .unwrap(),
         Some(VoteOutcome::Cast {
@@ -1239,7 +1297,10 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     let repeat = vote(&item, s1.id, at("2026-03-06T00:00:00.003Z"));
     let e_repeat = event(team, EventKind::NewFeedbackVote, repeat.created_at, 3);
     assert_eq!(
-        store.cast_vote(team, &repeat, &[e_repeat]).await.unwrap(),
+        store
+            .cast_vote(team, &repeat, VoteAccess::Checked, &[e_repeat])
+            .await
+            .unwrap(),
         Some(VoteOutcome::AlreadyVoted)
     );
     assert_eq!(
@@ -1281,7 +1342,12 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     let e_foreign = event(other, EventKind::NewFeedbackVote, t0(), 4);
     assert_eq!(
         store
-            .cast_vote(other, &vote(&item, s3.id, t0()), &[e_foreign])
+            .cast_vote(
+                other,
+                &vote(&item, s3.id, t0()),
+                VoteAccess::Checked,
+                &[e_foreign]
+            )
             .await
             .unwrap(),
         None
@@ -1291,7 +1357,12 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     let e_missing = event(team, EventKind::NewFeedbackVote, t0(), 5);
     assert_eq!(
         store
-            .cast_vote(team, &vote(&missing, s3.id, t0()), &[e_missing])
+            .cast_vote(
+                team,
+                &vote(&missing, s3.id, t0()),
+                VoteAccess::Checked,
+                &[e_missing]
+            )
             .await
             .unwrap(),
         None
@@ -1326,7 +1397,10 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     );
     let on_second = vote(&second, s1.id, t0());
     assert_eq!(
-        store.cast_vote(team, &on_second, &[]).await.unwrap(),
+        store
+            .cast_vote(team, &on_second, VoteAccess::Checked, &[])
+            .await
+            .unwrap(),
         Some(VoteOutcome::Cast {
             vote: on_second,
             total_votes: 1
@@ -1355,7 +1429,12 @@ pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
             let store = store.clone();
             let v = vote(&item, voter.id, t0().plus_seconds(i as i64));
             let e = event(team, EventKind::NewFeedbackVote, v.created_at, i as i64);
-            tokio::spawn(async move { store.cast_vote(team, &v, &[e]).await.unwrap() })
+            tokio::spawn(async move {
+                store
+                    .cast_vote(team, &v, VoteAccess::Checked, &[e])
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     let mut totals = Vec::new();
@@ -1416,7 +1495,12 @@ pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
             let store = store.clone();
             let v = vote(&item, voter, t0().plus_seconds(round));
             let e = event(team, EventKind::NewFeedbackVote, v.created_at, round);
-            tokio::spawn(async move { store.cast_vote(team, &v, &[e]).await.unwrap() })
+            tokio::spawn(async move {
+                store
+                    .cast_vote(team, &v, VoteAccess::Checked, &[e])
+                    .await
+                    .unwrap()
+            })
         })
         .collect();
     let (mut cast, mut refused) = (0, 0);
@@ -1457,7 +1541,7 @@ pub async fn retracting_is_idempotent(store: Arc<dyn Store>) {
     .await;
     for s in [&s1, &s2] {
         store
-            .cast_vote(team, &vote(&item, s.id, t0()), &[])
+            .cast_vote(team, &vote(&item, s.id, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap();
     }
@@ -1502,7 +1586,10 @@ pub async fn retracting_is_idempotent(store: Arc<dyn Store>) {
     // A retracted vote may be cast again.
     let again = vote(&item, s1.id, t0().plus_seconds(5));
     assert_eq!(
-        store.cast_vote(team, &again, &[]).await.unwrap(),
+        store
+            .cast_vote(team, &again, VoteAccess::Checked, &[])
+            .await
+            .unwrap(),
         Some(VoteOutcome::Cast {
             vote: again.clone(),
             total_votes: 2
@@ -2070,21 +2157,39 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
             voter.id,
             before.plus_seconds(-(i as i64) * 3600),
         );
-        store.cast_vote(team, &v, &[]).await.unwrap();
+        store
+            .cast_vote(team, &v, VoteAccess::Checked, &[])
+            .await
+            .unwrap();
     }
     // recent_one: one vote in the window.
     store
-        .cast_vote(team, &vote(&recent_one, voters[0].id, after), &[])
+        .cast_vote(
+            team,
+            &vote(&recent_one, voters[0].id, after),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
     // boundary: one vote exactly at the window's start, which counts.
     store
-        .cast_vote(team, &vote(&boundary, voters[1].id, since), &[])
+        .cast_vote(
+            team,
+            &vote(&boundary, voters[1].id, since),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
     // commented: an old vote, and two comments in the window (one private; both count).
     store
-        .cast_vote(team, &vote(&commented, voters[2].id, before), &[])
+        .cast_vote(
+            team,
+            &vote(&commented, voters[2].id, before),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
     for private in [false, true] {
@@ -2099,7 +2204,12 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
     )
     .await;
     store
-        .cast_vote(other, &vote(&foreign, outsider.id, after), &[])
+        .cast_vote(
+            other,
+            &vote(&foreign, outsider.id, after),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
 
@@ -2334,7 +2444,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     let v = vote(&item, voter.id, at_n(2));
     let e5 = event(team, EventKind::NewFeedbackVote, at_n(2), 5);
     store
-        .cast_vote(team, &v, std::slice::from_ref(&e5))
+        .cast_vote(team, &v, VoteAccess::Checked, std::slice::from_ref(&e5))
         .await
         .unwrap();
 
@@ -2349,7 +2459,12 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     let refused = |n: i64| vec![event(team, EventKind::FeedbacksUpdate, at_n(n), n)];
     assert_eq!(
         store
-            .cast_vote(team, &vote(&item, voter.id, at_n(4)), &refused(100))
+            .cast_vote(
+                team,
+                &vote(&item, voter.id, at_n(4)),
+                VoteAccess::Checked,
+                &refused(100)
+            )
             .await
             .unwrap(),
         Some(VoteOutcome::AlreadyVoted)
@@ -2364,7 +2479,12 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
         .unwrap());
     assert_eq!(
         store
-            .cast_vote(team, &vote(&ghost, voter.id, at_n(7)), &refused(104))
+            .cast_vote(
+                team,
+                &vote(&ghost, voter.id, at_n(7)),
+                VoteAccess::Checked,
+                &refused(104)
+            )
             .await
             .unwrap(),
         None

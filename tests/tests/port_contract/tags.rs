@@ -8,6 +8,7 @@ use sounding_domain::{
     feedback::{FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView},
     feedback_comment::{CommentSort, Direction},
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeOutcome, MERGED_INTO_KEY},
+    feedback_vote::VoteAccess,
     ids::{TagId, TeamId},
     ports::{conflicts, Retagged, Store},
     tag::{NewTag, Tag, TagRef},
@@ -236,7 +237,12 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
         (&target, &both, 3),
     ] {
         store
-            .cast_vote(team, &vote(item, voter.id, t0().plus_seconds(n)), &[])
+            .cast_vote(
+                team,
+                &vote(item, voter.id, t0().plus_seconds(n)),
+                VoteAccess::Checked,
+                &[],
+            )
             .await
             .unwrap();
     }
@@ -368,7 +374,12 @@ pub async fn merge_refuses_missing_or_archived_items_and_writes_nothing(store: A
     archived.archived_at = Some(t0());
     let archived = stored_feedback(&*store, archived).await;
     store
-        .cast_vote(team, &vote(&source, creator.id, t0()), &[])
+        .cast_vote(
+            team,
+            &vote(&source, creator.id, t0()),
+            VoteAccess::Checked,
+            &[],
+        )
         .await
         .unwrap();
     let theirs_creator = subscriber(&*store, other, "x@example.com").await;

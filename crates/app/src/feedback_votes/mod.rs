@@ -4,7 +4,7 @@
 use sounding_domain::{
     access::{Caller, SubscriberSession},
     event::{EventKind, NewEvent},
-    feedback_vote::{FeedbackVote, VoteOutcome, VoteState, ALREADY_VOTED},
+    feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState, ALREADY_VOTED},
     ports::{Clock, Store},
     DomainError, FeedbackId, FeedbackVoteId,
 };
@@ -25,7 +25,6 @@ pub async fn cast_vote(
 ) -> AppResult<(FeedbackVote, i64)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    ensure_feedback_readable(store, &caller, id).await?;
     let now = clock.now();
     let vote = FeedbackVote {
         id: FeedbackVoteId::new(),
@@ -44,7 +43,22 @@ pub async fn cast_vote(
         ],
         wire::to_value(&VoteJson::from(&vote)),
     );
-    match store.cast_vote(caller.team_id(), &vote, &[event]).await? {
+    let events = [event];
+    // Most votes are on public items, which the store checks in the vote's transaction. The
+    // rest (an item gone, or one only the team's members may read) take the full check.
+    let cast = match store
+        .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
+        .await?
+    {
+        Some(outcome) => Some(outcome),
+        None => {
+            ensure_feedback_readable(store, &caller, id).await?;
+            store
+                .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+                .await?
+        }
+    };
+    match cast {
         Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
         Some(VoteOutcome::AlreadyVoted) => Err(AppError::Domain(DomainError::Conflict(
             ALREADY_VOTED.into(),

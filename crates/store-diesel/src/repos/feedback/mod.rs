@@ -16,7 +16,7 @@ use sounding_domain::{
     event::NewEvent,
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
-    feedback_vote::{FeedbackVote, VoteOutcome, VoteState},
+    feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackId, SubscriberId, TeamId},
     page::Paged,
     ports::{FeedbackStore, StoreResult},
@@ -262,6 +262,7 @@ impl FeedbackStore for DieselStore {
         &self,
         team: TeamId,
         vote: &FeedbackVote,
+        access: VoteAccess,
         events: &[NewEvent],
     ) -> StoreResult<Option<VoteOutcome>> {
         let events = events.to_vec();
@@ -272,6 +273,13 @@ impl FeedbackStore for DieselStore {
                 // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
                 // item cannot go away before the vote is in.
                 if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
+                    return Ok(None);
+                }
+                // Checked here, on the locked row, rather than by a read of the caller's own.
+                if access == VoteAccess::Public
+                    && !reach(conn, &row.team_id, &row.feedback_id)?
+                        .is_some_and(|reach| reach.is_publicly_readable())
+                {
                     return Ok(None);
                 }
                 // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
