@@ -221,20 +221,14 @@ impl DieselStore {
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
-        match &self.readers {
-            Some(readers) => readers
-                .get()
-                .map_err(DbError::Pool)
-                .and_then(|mut conn| tx::read(&mut conn, f))
-                .map_err(failed),
-            None => self.run(move |conn| tx::read(conn, f)).await,
-        }
+        self.run_read_one(move |conn| tx::read(conn, f)).await
     }
 
     /// `run_read` for a read that is one statement, which both engines run in a snapshot of
     /// its own: no `BEGIN` and `COMMIT` around it. On SQLite they were 8 % of S4's HTTP
     /// thread (docs/benchmarks.md); on PostgreSQL they are two round trips. `f` must run
-    /// exactly one statement; anything more goes through `run_read`.
+    /// exactly one statement; anything more goes through `run_read`, which is this with a
+    /// read transaction around `f`.
     async fn run_read_one<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
