@@ -46,18 +46,15 @@ pub async fn cast_vote(
     let events = [event];
     // Most votes are on public items, which the store checks in the vote's transaction. The
     // rest (an item gone, or one only the team's members may read) take the full check.
-    let cast = match store
+    let mut cast = store
         .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
-        .await?
-    {
-        Some(outcome) => Some(outcome),
-        None => {
-            ensure_feedback_readable(store, &caller, id).await?;
-            store
-                .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
-                .await?
-        }
-    };
+        .await?;
+    if cast.is_none() {
+        ensure_feedback_readable(store, &caller, id).await?;
+        cast = store
+            .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+            .await?;
+    }
     match cast {
         Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
         Some(VoteOutcome::AlreadyVoted) => Err(AppError::Domain(DomainError::Conflict(
