@@ -4,6 +4,7 @@
 pub mod bin;
 pub mod client;
 pub mod harness;
+pub mod overwrite;
 pub mod pg;
 pub mod receiver;
 

@@ -2,7 +2,7 @@
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
 //! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
 //! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts,
-//! `access.rs` for team administration) run against every adapter — the
+//! `access.rs` for team administration, `edits.rs` for atomic edits of stored rows) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
@@ -11,6 +11,8 @@
 mod access;
 #[path = "port_contract/documents.rs"]
 mod documents;
+#[path = "port_contract/edits.rs"]
+mod edits;
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
 #[path = "port_contract/notifications.rs"]
@@ -138,6 +140,14 @@ port_contract!(
         lists_sort_newest_top_and_trending,
         board_feedback_count_and_delete_refusal,
         events_are_appended_with_the_writes,
+    ],
+    edits: [
+        concurrent_feedback_edits_keep_every_change,
+        concurrent_identical_changes_write_one_event_and_notify_once,
+        an_edit_that_changes_nothing_refuses_or_finds_nothing_writes_nothing,
+        concurrent_board_edits_keep_every_change,
+        concurrent_team_roadmap_stage_and_tag_edits_keep_every_change,
+        concurrent_topic_edits_keep_every_change,
     ],
     roadmaps: [
         roadmaps_are_listed_oldest_first_and_updated_within_their_team,

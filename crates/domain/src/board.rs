@@ -195,7 +195,9 @@ impl BoardPatch {
         })
     }
 
+    /// Applies the patch; `updatedAt` moves only when something changed.
     pub fn apply(self, board: &mut Board, now: Timestamp) {
+        let before = board.clone();
         if let Some(name) = self.name {
             board.name = name;
         }
@@ -209,7 +211,9 @@ impl BoardPatch {
             board.order = order;
         }
         self.meta.apply(&mut board.meta);
-        board.updated_at = now;
+        if *board != before {
+            board.updated_at = now;
+        }
     }
 }
 

@@ -310,13 +310,15 @@ impl FeedbackPatch {
         })
     }
 
-    /// Applies the patch; returns the previous status when it really changed. Refused when the
-    /// merged meta would be too large (the item is then to be dropped unsaved).
+    /// Applies the patch; returns the previous status when it really changed. `updatedAt`
+    /// moves only when something changed. Refused when the merged meta would be too large
+    /// (the item is then to be dropped unsaved).
     pub fn apply(
         self,
         feedback: &mut Feedback,
         now: Timestamp,
     ) -> DomainResult<Option<FeedbackStatus>> {
+        let before = feedback.clone();
         if let Some(title) = self.title {
             feedback.title = title;
         }
@@ -338,7 +340,9 @@ impl FeedbackPatch {
             }
             _ => None,
         };
-        feedback.updated_at = now;
+        if *feedback != before {
+            feedback.updated_at = now;
+        }
         Ok(previous)
     }
 }

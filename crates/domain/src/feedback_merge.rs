@@ -4,6 +4,7 @@
 use crate::{
     event::NewEvent,
     feedback::{Feedback, FeedbackStatus, FeedbackView},
+    ids::{FeedbackId, SubscriberId, TeamId},
     meta::Meta,
     timestamp::Timestamp,
 };
@@ -11,25 +12,32 @@ use crate::{
 /// The `meta` key a merged (archived) source item records its target under.
 pub const MERGED_INTO_KEY: &str = "mergedIntoFeedbackId";
 
-/// A merge about to be stored: both items with their new fields (the source archived, its meta
-/// recording the target; both with a new `updated_at` and editor). The store moves the source's
-/// votes, comments and follows into the target and recomputes both items' counts.
+/// A merge about to be stored: which item folds into which, by whom and when. The store reads
+/// both items inside its transaction and applies [`FeedbackMerge::apply`] to them there, so a
+/// change committed to either meanwhile is kept. It moves the source's votes, comments and
+/// follows into the target and recomputes both items' counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackMerge {
-    pub source: Feedback,
-    pub target: Feedback,
+    pub team_id: TeamId,
+    pub source_id: FeedbackId,
+    pub target_id: FeedbackId,
+    /// The subscriber standing for the team member who merges.
+    pub editor: SubscriberId,
+    pub at: Timestamp,
 }
 
 impl FeedbackMerge {
-    /// Archives `source` into `target` at `now`.
-    pub fn new(mut source: Feedback, mut target: Feedback, now: Timestamp) -> Self {
+    /// Archives `source` into `target`: the source records the target in its meta; both get
+    /// the merge's time and editor.
+    pub fn apply(&self, source: &mut Feedback, target: &mut Feedback) {
         let mut patch = Meta::new();
         patch.insert(MERGED_INTO_KEY.into(), target.id.to_string().into());
         crate::meta::merge(&mut source.meta, &patch);
-        source.archived_at = Some(now);
-        source.updated_at = now;
-        target.updated_at = now;
-        Self { source, target }
+        source.archived_at = Some(self.at);
+        for item in [source, target] {
+            item.updated_at = self.at;
+            item.last_modified_by_id = Some(self.editor);
+        }
     }
 }
 
@@ -94,10 +102,7 @@ impl FeedbackCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        feedback::Priority,
-        ids::{FeedbackId, SubscriberId, TeamId},
-    };
+    use crate::feedback::Priority;
 
     fn item(now: Timestamp) -> Feedback {
         Feedback {
@@ -124,16 +129,21 @@ mod tests {
     fn a_merge_archives_the_source_and_records_the_target_in_its_meta() {
         let t0 = Timestamp::from_unix_seconds(1).unwrap();
         let now = t0.plus_seconds(5);
-        let (source, target) = (item(t0), item(t0));
-        let merge = FeedbackMerge::new(source, target.clone(), now);
-        assert_eq!(merge.source.archived_at, Some(now));
-        assert_eq!(merge.source.meta["keep"], 1);
-        assert_eq!(
-            merge.source.meta[MERGED_INTO_KEY],
-            target.id.to_string().as_str()
-        );
-        assert_eq!(merge.target.archived_at, None);
-        assert_eq!(merge.target.updated_at, now);
+        let (mut source, mut target) = (item(t0), item(t0));
+        let merge = FeedbackMerge {
+            team_id: source.team_id,
+            source_id: source.id,
+            target_id: target.id,
+            editor: SubscriberId::new(),
+            at: now,
+        };
+        merge.apply(&mut source, &mut target);
+        assert_eq!(source.archived_at, Some(now));
+        assert_eq!(source.meta["keep"], 1);
+        assert_eq!(source.meta[MERGED_INTO_KEY], target.id.to_string().as_str());
+        assert_eq!(target.archived_at, None);
+        assert_eq!(target.updated_at, now);
+        assert_eq!(target.last_modified_by_id, Some(merge.editor));
     }
 
     #[test]

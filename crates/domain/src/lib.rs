@@ -7,6 +7,7 @@ pub mod access;
 pub mod api_key;
 pub mod board;
 pub mod document;
+pub mod edit;
 pub mod error;
 pub mod event;
 pub mod feedback;

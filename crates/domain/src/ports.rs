@@ -3,7 +3,10 @@
 //! adapter implements the token codec; the server supplies the clock.
 //!
 //! Storage methods are whole operations: every write a use case makes, and the events it
-//! causes, commit together or not at all.
+//! causes, commit together or not at all. A change to an existing row is an `edit_*` method
+//! taking an [`Edit`]: the store reads the row inside its write transaction, under a row lock
+//! where the engine has one, runs the edit on it, and writes it back with the edit's events
+//! only when it really changed (`crate::edit`).
 
 use async_trait::async_trait;
 
@@ -11,6 +14,7 @@ use crate::{
     access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
+    edit::{Edit, Edited},
     event::{NewEvent, StoredEvent},
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentView, FeedbackComment},
@@ -84,7 +88,8 @@ pub trait TeamStore: Send + Sync {
     async fn create_team(&self, team: &Team, owner: &TeamUser, key: &ApiKey) -> StoreResult<()>;
     async fn team(&self, id: TeamId) -> StoreResult<Option<Team>>;
     async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>>;
-    async fn update_team(&self, team: &Team) -> StoreResult<()>;
+    /// Runs `edit` on the team as stored, atomically (see `crate::edit`).
+    async fn edit_team(&self, id: TeamId, edit: Edit<Team>) -> StoreResult<Edited<Team>>;
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -201,8 +206,15 @@ pub trait BoardStore: Send + Sync {
     async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool>;
     /// One more than the highest `order` in the team (1 for the first board).
     async fn next_board_order(&self, team: TeamId) -> StoreResult<i64>;
-    /// Conflict `board_slug` when the new slug is taken.
-    async fn update_board(&self, board: &Board) -> StoreResult<()>;
+    /// Runs `edit` on the board as stored, atomically (see `crate::edit`); the view's
+    /// `feedback_count` is read, never written. Conflict `board_slug` when the new slug is
+    /// taken (nothing written).
+    async fn edit_board(
+        &self,
+        team: TeamId,
+        id: BoardId,
+        edit: Edit<BoardView>,
+    ) -> StoreResult<Edited<BoardView>>;
     /// Removes a board; `false` when there was none. Conflict `board_not_empty` (and nothing
     /// removed) while feedback is on it.
     async fn delete_board(&self, team: TeamId, id: BoardId) -> StoreResult<bool>;
@@ -229,8 +241,16 @@ pub trait FeedbackStore: Send + Sync {
         team: TeamId,
         url_id: &str,
     ) -> StoreResult<Option<FeedbackView>>;
-    /// Saves every field of the item but its counts; `false` (and no events) when it is gone.
-    async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool>;
+    /// Runs `edit` on the item as stored, atomically (see `crate::edit`): every field but its
+    /// counts, and its tags (`tags` of the view; each must be one of the team's tags, else the
+    /// edit is refused with `Tag not found` and nothing is written). The view's board and
+    /// people are read, never written: the edit changes `board_id` and `last_modified_by_id`.
+    async fn edit_feedback(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+        edit: Edit<FeedbackView>,
+    ) -> StoreResult<Edited<FeedbackView>>;
     /// Removes the item with its comments, votes and follows; `false` when there was none.
     async fn delete_feedback(
         &self,
@@ -312,8 +332,13 @@ pub trait RoadmapStore: Send + Sync {
     /// The team's roadmaps, oldest first.
     async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>>;
     async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>>;
-    /// Saves name and description; `false` when it is gone.
-    async fn update_roadmap(&self, roadmap: &Roadmap) -> StoreResult<bool>;
+    /// Runs `edit` on the roadmap as stored, atomically (see `crate::edit`).
+    async fn edit_roadmap(
+        &self,
+        team: TeamId,
+        id: RoadmapId,
+        edit: Edit<Roadmap>,
+    ) -> StoreResult<Edited<Roadmap>>;
     /// Removes the roadmap and its stages; `false` when there was none. While it holds topics:
     /// conflict `roadmap_not_empty` unless `force`, which removes the topics too (with their
     /// comments, votes, follows and visits).
@@ -336,13 +361,16 @@ pub trait RoadmapStore: Send + Sync {
         include_private: bool,
     ) -> StoreResult<Vec<StageView>>;
     async fn stage(&self, team: TeamId, id: StageId) -> StoreResult<Option<StageView>>;
-    /// Saves name and meta, and moves the stage to `position` when given (renumbering the
-    /// others). The stage as stored, or `None` when it is gone.
-    async fn update_stage(
+    /// Runs `edit` on the stage as stored, atomically (see `crate::edit`), and moves it to
+    /// `position` when given (renumbering the others; the edit sees the stage's place before
+    /// the move). A move alone is a change.
+    async fn edit_stage(
         &self,
-        stage: &Stage,
+        team: TeamId,
+        id: StageId,
         position: Option<i64>,
-    ) -> StoreResult<Option<Stage>>;
+        edit: Edit<Stage>,
+    ) -> StoreResult<Edited<Stage>>;
     /// Removes the stage and closes the gap; `false` when there was none. While it holds
     /// topics: conflict `stage_not_empty` unless `force`, which removes them too.
     async fn delete_stage(&self, team: TeamId, id: StageId, force: bool) -> StoreResult<bool>;
@@ -364,8 +392,15 @@ pub trait TopicStore: Send + Sync {
     ) -> StoreResult<()>;
     async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>>;
     async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>>;
-    /// Saves every field but counts and visits; `false` (no events) when it is gone.
-    async fn update_topic(&self, topic: &Topic, events: &[NewEvent]) -> StoreResult<bool>;
+
+    /// Runs `edit` on the topic as stored, atomically (see `crate::edit`): every field but
+    /// counts and visits. The view's stage and people are read, never written.
+    async fn edit_topic(
+        &self,
+        team: TeamId,
+        id: TopicId,
+        edit: Edit<TopicView>,
+    ) -> StoreResult<Edited<TopicView>>;
     /// Removes the topic with its comments, votes, follows and visits.
     async fn delete_topic(
         &self,
@@ -688,40 +723,27 @@ pub trait TagStore: Send + Sync {
         team: TeamId,
         id: crate::ids::TagId,
     ) -> StoreResult<Option<crate::tag::Tag>>;
-    /// Saves name, color and `updated_at`; `false` when it is gone. Conflict `tag_name` when
-    /// another tag of the team has the new name.
-    async fn update_tag(&self, tag: &crate::tag::Tag) -> StoreResult<bool>;
+    /// Runs `edit` on the tag as stored, atomically (see `crate::edit`). Conflict `tag_name`
+    /// (nothing written) when another tag of the team has the new name.
+    async fn edit_tag(
+        &self,
+        team: TeamId,
+        id: crate::ids::TagId,
+        edit: Edit<crate::tag::Tag>,
+    ) -> StoreResult<Edited<crate::tag::Tag>>;
     /// Removes the tag and takes it off every item; `false` when there was none.
     async fn delete_tag(&self, team: TeamId, id: crate::ids::TagId) -> StoreResult<bool>;
 }
 
-/// What `update_feedback_tagged` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Retagged {
-    Saved,
-    /// The item is gone (nothing written).
-    FeedbackGone,
-    /// A tag id is not one of the team's tags (nothing written).
-    UnknownTag,
-}
-
-/// Whole-item curation by the team: saving an item with a new set of tags, merging an item
-/// into another, counting items per status.
+/// Whole-item curation by the team: merging an item into another, counting items per status.
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait FeedbackCurationStore: Send + Sync {
-    /// `update_feedback` that also replaces the item's tags with `tags` (all of the item's
-    /// team; empty clears them), in the same transaction as the fields and the events.
-    async fn update_feedback_tagged(
-        &self,
-        feedback: &Feedback,
-        tags: &[crate::ids::TagId],
-        events: &[NewEvent],
-    ) -> StoreResult<Retagged>;
-    /// In one transaction: saves both items' fields (as `update_feedback`), moves the
-    /// source's votes, comments and follows to the target (a subscriber's vote or follow on
-    /// both is kept once, the target's), sets both items' counts to their rows, then appends
-    /// `events` built from both items as they are after the merge.
+    /// In one transaction, with both items read and locked inside it: checks neither is
+    /// archived, applies `FeedbackMerge::apply` to both, moves the source's votes, comments
+    /// and follows to the target (a subscriber's vote or follow on both is kept once, the
+    /// target's), sets both items' counts to their rows, then appends `events` built from
+    /// both items as they are after the merge.
     async fn merge_feedback(
         &self,
         merge: &crate::feedback_merge::FeedbackMerge,

@@ -17,6 +17,24 @@ pub struct Roadmap {
     pub updated_at: Timestamp,
 }
 
+/// The validated fields of `roadmaps.update`; absent ones stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RoadmapPatch {
+    pub name: Option<String>,
+    pub description: Option<String>,
+}
+
+impl RoadmapPatch {
+    pub fn new(name: Option<&str>, description: Option<&str>) -> DomainResult<Self> {
+        Ok(Self {
+            name: name
+                .map(|n| text::required("name", Some(n), text::NAME_MAX))
+                .transpose()?,
+            description: text::optional("description", description, text::TEXT_MAX)?,
+        })
+    }
+}
+
 impl Roadmap {
     /// A validated `roadmaps.create`.
     pub fn new(
@@ -36,24 +54,18 @@ impl Roadmap {
         })
     }
 
-    /// A validated `roadmaps.update`: only the given fields change.
-    pub fn apply(
-        &mut self,
-        name: Option<&str>,
-        description: Option<&str>,
-        now: Timestamp,
-    ) -> DomainResult<()> {
-        let name = name
-            .map(|n| text::required("name", Some(n), text::NAME_MAX))
-            .transpose()?;
-        let description = text::optional("description", description, text::TEXT_MAX)?;
-        if let Some(name) = name {
+    /// Applies a `roadmaps.update`: only the given fields change, and `updatedAt` moves
+    /// only when something did.
+    pub fn apply(&mut self, patch: RoadmapPatch, now: Timestamp) {
+        let before = self.clone();
+        if let Some(name) = patch.name {
             self.name = name;
         }
-        if let Some(description) = description {
+        if let Some(description) = patch.description {
             self.description = description;
         }
-        self.updated_at = now;
-        Ok(())
+        if *self != before {
+            self.updated_at = now;
+        }
     }
 }

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::{
+    edit::Edit,
     error::{DomainError, DomainResult},
     ids::{RoadmapId, StageId, TeamId},
     text,
@@ -86,6 +87,28 @@ pub struct Stage {
     pub updated_at: Timestamp,
 }
 
+impl Stage {
+    /// Applies a `stages.update` to the stage as stored: a new name, meta keys merged.
+    /// `updatedAt` moves when either changed, or when a move was asked (the store places
+    /// the stage after this).
+    pub fn revise(
+        &mut self,
+        name: Option<String>,
+        meta: StageMetaPatch,
+        move_asked: bool,
+        now: Timestamp,
+    ) {
+        let before = self.clone();
+        if let Some(name) = name {
+            self.name = name;
+        }
+        meta.apply(&mut self.meta);
+        if move_asked || *self != before {
+            self.updated_at = now;
+        }
+    }
+}
+
 /// A stage with the number of its published topics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageView {
@@ -122,6 +145,24 @@ pub fn place(ordered: &[StageId], id: StageId, position: Option<i64>) -> Vec<Sta
     };
     rest.insert(at, id);
     rest
+}
+
+/// `id`'s 1-based `order` in a sequence from [`place`].
+pub fn order_of(ordered: &[StageId], id: StageId) -> i64 {
+    ordered
+        .iter()
+        .position(|s| *s == id)
+        .map_or(0, |index| i64::try_from(index + 1).unwrap_or(i64::MAX))
+}
+
+/// `edit`, then the stage put at `order`: how a store runs `stages.update` with a move, so
+/// that a move alone is a change too.
+pub fn placed(edit: Edit<Stage>, order: i64) -> Edit<Stage> {
+    Box::new(move |stage| {
+        let events = edit(stage)?;
+        stage.order = order;
+        Ok(events)
+    })
 }
 
 #[cfg(test)]

@@ -129,14 +129,18 @@ impl TagPatch {
         })
     }
 
+    /// Applies the patch; `updatedAt` moves only when something changed.
     pub fn apply(self, tag: &mut Tag, now: Timestamp) {
+        let before = tag.clone();
         if let Some(name) = self.name {
             tag.name = name;
         }
         if let Some(color) = self.color {
             tag.color = color;
         }
-        tag.updated_at = now;
+        if *tag != before {
+            tag.updated_at = now;
+        }
     }
 }
 

@@ -33,7 +33,9 @@ impl Team {
         })
     }
 
+    /// Applies the patch; `updatedAt` moves only when something changed.
     pub fn apply(&mut self, patch: TeamPatch, now: Timestamp) {
+        let before = self.clone();
         if let Some(name) = patch.name {
             self.name = name;
         }
@@ -43,7 +45,9 @@ impl Team {
         if let Some(v) = patch.public_board_moderation {
             self.public_board_moderation = v;
         }
-        self.updated_at = now;
+        if *self != before {
+            self.updated_at = now;
+        }
     }
 }
 

@@ -153,7 +153,9 @@ impl TopicPatch {
     }
 
     /// Refused when the merged meta would be too large (the topic is then dropped unsaved).
+    /// `updatedAt` moves only when something changed.
     pub fn apply(self, topic: &mut Topic, now: Timestamp) -> DomainResult<()> {
+        let before = topic.clone();
         if let Some(title) = self.title {
             topic.title = title;
         }
@@ -166,7 +168,9 @@ impl TopicPatch {
         if let Some(patch) = self.meta {
             meta::merge_bounded("meta", &mut topic.meta, &patch)?;
         }
-        topic.updated_at = now;
+        if *topic != before {
+            topic.updated_at = now;
+        }
         Ok(())
     }
 }

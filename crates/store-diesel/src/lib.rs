@@ -4,6 +4,7 @@
 
 mod checkpoint;
 mod connection;
+mod edits;
 mod error;
 mod migrations;
 mod one_of;

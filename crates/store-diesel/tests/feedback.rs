@@ -22,6 +22,7 @@ use sounding_domain::{
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
+use sounding_tests::overwrite::Overwrite;
 use support::{at, on_every_engine, postgres, sqlite, t0, team, Env};
 
 on_every_engine!(
@@ -268,7 +269,7 @@ async fn a_taken_url_id_is_a_conflict_and_writes_nothing(env: Env) {
     store.insert_feedback(&third, &[]).await.unwrap();
     third.url_id = first.url_id.clone();
     assert_eq!(
-        store.update_feedback(&third, &[]).await.unwrap_err(),
+        store.save_feedback(&third, &[]).await.unwrap_err(),
         StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into())
     );
 }
@@ -300,7 +301,7 @@ async fn updates_save_everything_but_the_counts(env: Env) {
     f.updated_at = at("2026-04-01T00:00:00.500Z");
     f.last_modified_by_id = Some(jane.id);
     assert!(store
-        .update_feedback(&f, &[event(a, EventKind::FeedbacksUpdate)])
+        .save_feedback(&f, &[event(a, EventKind::FeedbacksUpdate)])
         .await
         .unwrap());
     let view = store.feedback(a, f.id).await.unwrap().unwrap();
@@ -320,7 +321,7 @@ async fn updates_save_everything_but_the_counts(env: Env) {
     let mut other = f.clone();
     other.team_id = team(store, "b").await;
     assert!(!store
-        .update_feedback(&other, &[event(other.team_id, EventKind::FeedbacksUpdate)])
+        .save_feedback(&other, &[event(other.team_id, EventKind::FeedbacksUpdate)])
         .await
         .unwrap());
     assert!(events(store, other.team_id).await.is_empty());
@@ -877,7 +878,7 @@ async fn boards_count_their_feedback_and_refuse_deletion_while_they_hold_any(env
     assert!(store.delete_board(a, full.id).await.unwrap());
     let mut moved = archived_elsewhere.clone();
     moved.board_id = None;
-    assert!(store.update_feedback(&moved, &[]).await.unwrap());
+    assert!(store.save_feedback(&moved, &[]).await.unwrap());
     assert!(store.delete_board(a, archive_only.id).await.unwrap());
 }
 
@@ -941,7 +942,7 @@ async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
     );
 
     // Published, archived, moved, unarchived, deleted: each moves the totals.
-    let save = |f: Feedback| async move { assert!(store.update_feedback(&f, &[]).await.unwrap()) };
+    let save = |f: Feedback| async move { assert!(store.save_feedback(&f, &[]).await.unwrap()) };
     items[3].published_at = Some(t0());
     save(items[3].clone()).await;
     assert_eq!(totals(a, x.id).await, 4);
@@ -964,10 +965,10 @@ async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
 
     // The board's own visibility counts too.
     x.meta.is_public = false;
-    store.update_board(&x).await.unwrap();
+    store.save_board(&x).await.unwrap();
     assert_eq!(totals(a, x.id).await, 0);
     x.meta.is_public = true;
-    store.update_board(&x).await.unwrap();
+    store.save_board(&x).await.unwrap();
     assert_eq!(totals(a, x.id).await, 3);
 }
 

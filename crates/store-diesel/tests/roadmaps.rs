@@ -6,6 +6,7 @@
 
 mod support;
 
+use sounding_tests::overwrite::Overwrite;
 use std::collections::HashMap;
 
 use diesel::connection::set_default_instrumentation;
@@ -16,7 +17,7 @@ use sounding_domain::{
     ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId, TopicId, TopicVoteId},
     page::PageRequest,
     ports::{conflicts, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
-    roadmap::Roadmap,
+    roadmap::{Roadmap, RoadmapPatch},
     stage::{Stage, StageMeta},
     subscriber::{Identify, Subscriber, SubscriberSource},
     timestamp::Timestamp,
@@ -305,7 +306,7 @@ async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(env: Env) {
     moved.name = "E moved".into();
     moved.meta.color = Some("#ABCDEF".into());
     moved.updated_at = at("2026-03-05T00:00:00Z");
-    let stored = store.update_stage(&moved, Some(5)).await.unwrap().unwrap();
+    let stored = store.save_stage(&moved, Some(5)).await.unwrap().unwrap();
     assert_eq!(
         stored,
         Stage {
@@ -319,9 +320,9 @@ async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(env: Env) {
     );
     let mut renamed = first.clone();
     renamed.name = "A renamed".into();
-    let stored = store.update_stage(&renamed, None).await.unwrap().unwrap();
+    let stored = store.save_stage(&renamed, None).await.unwrap().unwrap();
     assert_eq!(stored.order, 2, "kept its place");
-    let stored = store.update_stage(&c, Some(1)).await.unwrap().unwrap();
+    let stored = store.save_stage(&c, Some(1)).await.unwrap().unwrap();
     assert_eq!(stored.order, 1, "a move to where it is changes nothing");
     assert_eq!(
         stage_names(store, &map).await,
@@ -356,8 +357,8 @@ async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(env: Env) {
     let mut foreign = new_stage(&map, "X");
     foreign.team_id = b;
     assert_eq!(store.insert_stage(&foreign, None).await.unwrap(), None);
-    assert_eq!(store.update_stage(&foreign, Some(1)).await.unwrap(), None);
-    assert_eq!(store.update_stage(&first, Some(1)).await.unwrap(), None);
+    assert_eq!(store.save_stage(&foreign, Some(1)).await.unwrap(), None);
+    assert_eq!(store.save_stage(&first, Some(1)).await.unwrap(), None);
     assert!(store.stage(b, stored.id).await.unwrap().is_none());
     assert!(!store.delete_stage(b, moved.id, true).await.unwrap());
     assert_eq!(env.count("SELECT COUNT(*) AS n FROM stages"), 3);
@@ -588,14 +589,11 @@ async fn roadmaps_read_update_and_stay_in_their_team(env: Env) {
         vec![first.clone(), second.clone()],
         "oldest first"
     );
-    first
-        .apply(
-            Some("Renamed"),
-            Some("now with words"),
-            at("2026-02-01T00:00:00.5Z"),
-        )
-        .unwrap();
-    assert!(store.update_roadmap(&first).await.unwrap());
+    first.apply(
+        RoadmapPatch::new(Some("Renamed"), Some("now with words")).unwrap(),
+        at("2026-02-01T00:00:00.5Z"),
+    );
+    assert!(store.save_roadmap(&first).await.unwrap());
     assert_eq!(
         store.roadmap(a, first.id).await.unwrap(),
         Some(first.clone())
@@ -605,13 +603,13 @@ async fn roadmaps_read_update_and_stay_in_their_team(env: Env) {
         team_id: b,
         ..first.clone()
     };
-    assert!(!store.update_roadmap(&foreign).await.unwrap());
+    assert!(!store.save_roadmap(&foreign).await.unwrap());
     assert!(!store.delete_roadmap(b, first.id, true).await.unwrap());
     let missing = Roadmap {
         id: RoadmapId::new(),
         ..first.clone()
     };
-    assert!(!store.update_roadmap(&missing).await.unwrap());
+    assert!(!store.save_roadmap(&missing).await.unwrap());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -761,7 +759,7 @@ async fn updates_save_everything_but_counts_and_visits(env: Env) {
     changed.updated_at = at("2026-03-05T00:00:00.002Z");
     changed.visits = 99;
     assert!(store
-        .update_topic(&changed, &[event(a, EventKind::TopicsUpdate)])
+        .save_topic(&changed, &[event(a, EventKind::TopicsUpdate)])
         .await
         .unwrap());
     let view = store.topic(a, t.id).await.unwrap().unwrap();
@@ -785,7 +783,7 @@ async fn updates_save_everything_but_counts_and_visits(env: Env) {
         ..changed
     };
     assert!(!store
-        .update_topic(&missing, &[event(a, EventKind::TopicsUpdate)])
+        .save_topic(&missing, &[event(a, EventKind::TopicsUpdate)])
         .await
         .unwrap());
     assert_eq!(events(store, a).await, vec!["topics.update"]);

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 
 use async_trait::async_trait;
 use sounding_domain::{
+    edit::{self, Blocked, Edit, Edited},
     event::NewEvent,
     feedback::{
         self, BoardRef, Feedback, FeedbackQuery, FeedbackReach, FeedbackScope, FeedbackSort,
@@ -17,6 +18,7 @@ use sounding_domain::{
     ports::{conflicts, FeedbackStore, StoreError, StoreResult},
     subscriber::{Subscriber, SubscriberRef},
     timestamp::Timestamp,
+    DomainError, Entity,
 };
 
 use crate::{MemoryStore, State};
@@ -221,19 +223,35 @@ impl FeedbackStore for MemoryStore {
             .map(|row| s.feedback_view(row)))
     }
 
-    async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool> {
+    async fn edit_feedback(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+        edit: Edit<FeedbackView>,
+    ) -> StoreResult<Edited<FeedbackView>> {
         let mut s = self.state();
-        if s.row(feedback.team_id, feedback.id).is_none() {
-            return Ok(false);
-        }
-        if s.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
-            return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
-        }
-        if let Some(row) = s.row_mut(feedback.team_id, feedback.id) {
-            row.feedback = feedback.clone();
-        }
-        s.append(events);
-        Ok(true)
+        let found = s.row(team, id).map(|row| s.feedback_view(row));
+        edit::run(found, edit, |before, after, events| {
+            let tags: Vec<TagId> = after.tags.iter().map(|t| t.id).collect();
+            if before.tags != after.tags
+                && !tags
+                    .iter()
+                    .all(|tag| s.tags.get(tag).is_some_and(|t| t.team_id == team))
+            {
+                return Err(Blocked::Refused(DomainError::NotFound(Entity::Tag)));
+            }
+            if s.url_id_taken(team, &after.feedback.url_id, id) {
+                return Err(Blocked::Failed(StoreError::Conflict(
+                    conflicts::FEEDBACK_URL_ID.into(),
+                )));
+            }
+            if let Some(row) = s.row_mut(team, id) {
+                row.feedback = after.feedback.clone();
+                row.tags = tags;
+            }
+            s.append(&events);
+            Ok(())
+        })
     }
 
     async fn delete_feedback(

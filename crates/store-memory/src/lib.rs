@@ -21,6 +21,7 @@ use sounding_domain::{
     access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
+    edit::{self, Blocked, Edit, Edited},
     event::{NewEvent, StoredEvent},
     ids::{
         ApiKeyId, BoardId, DeliveryId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId,
@@ -156,12 +157,14 @@ impl TeamStore for MemoryStore {
             .cloned())
     }
 
-    async fn update_team(&self, team: &Team) -> StoreResult<()> {
+    async fn edit_team(&self, id: TeamId, edit: Edit<Team>) -> StoreResult<Edited<Team>> {
         let mut s = self.state();
-        if let Some(existing) = s.teams.get_mut(&team.id) {
-            *existing = team.clone();
-        }
-        Ok(())
+        let found = s.teams.get(&id).cloned();
+        edit::run(found, edit, |_, after, events| {
+            s.teams.insert(id, after.clone());
+            s.append(&events);
+            Ok(())
+        })
     }
 }
 
@@ -403,19 +406,28 @@ impl BoardStore for MemoryStore {
             + 1)
     }
 
-    async fn update_board(&self, board: &Board) -> StoreResult<()> {
+    async fn edit_board(
+        &self,
+        team: TeamId,
+        id: BoardId,
+        edit: Edit<BoardView>,
+    ) -> StoreResult<Edited<BoardView>> {
         let mut s = self.state();
-        if s.slug_taken(board.team_id, &board.slug, Some(board.id)) {
-            return Err(StoreError::Conflict(conflicts::BOARD_SLUG.into()));
-        }
-        if let Some(existing) = s
+        let found = s
             .boards
-            .get_mut(&board.id)
-            .filter(|b| b.team_id == board.team_id)
-        {
-            *existing = board.clone();
-        }
-        Ok(())
+            .get(&id)
+            .filter(|b| b.team_id == team)
+            .map(|b| s.board_view(b));
+        edit::run(found, edit, |_, after, events| {
+            if s.slug_taken(team, &after.board.slug, Some(id)) {
+                return Err(Blocked::Failed(StoreError::Conflict(
+                    conflicts::BOARD_SLUG.into(),
+                )));
+            }
+            s.boards.insert(id, after.board.clone());
+            s.append(&events);
+            Ok(())
+        })
     }
 
     async fn delete_board(&self, team: TeamId, id: BoardId) -> StoreResult<bool> {

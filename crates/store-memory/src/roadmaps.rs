@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use sounding_domain::{
+    edit::{self, Edit, Edited},
     ids::{RoadmapId, StageId, TeamId},
     ports::{conflicts, RoadmapStore, StoreError, StoreResult},
     roadmap::Roadmap,
@@ -84,19 +85,18 @@ impl RoadmapStore for MemoryStore {
         Ok(self.state().team_roadmap(team, id).cloned())
     }
 
-    async fn update_roadmap(&self, roadmap: &Roadmap) -> StoreResult<bool> {
+    async fn edit_roadmap(
+        &self,
+        team: TeamId,
+        id: RoadmapId,
+        edit: Edit<Roadmap>,
+    ) -> StoreResult<Edited<Roadmap>> {
         let mut s = self.state();
-        let Some(existing) = s
-            .roadmaps
-            .get_mut(&roadmap.id)
-            .filter(|r| r.team_id == roadmap.team_id)
-        else {
-            return Ok(false);
-        };
-        existing.name.clone_from(&roadmap.name);
-        existing.description.clone_from(&roadmap.description);
-        existing.updated_at = roadmap.updated_at;
-        Ok(true)
+        let found = s.team_roadmap(team, id).cloned();
+        edit::run(found, edit, |_, after, _| {
+            s.roadmaps.insert(id, after.clone());
+            Ok(())
+        })
     }
 
     async fn delete_roadmap(&self, team: TeamId, id: RoadmapId, force: bool) -> StoreResult<bool> {
@@ -154,26 +154,24 @@ impl RoadmapStore for MemoryStore {
         Ok(s.team_stage(team, id).map(|st| s.stage_view(st)))
     }
 
-    async fn update_stage(
+    async fn edit_stage(
         &self,
-        stage: &Stage,
+        team: TeamId,
+        id: StageId,
         position: Option<i64>,
-    ) -> StoreResult<Option<Stage>> {
+        edit: Edit<Stage>,
+    ) -> StoreResult<Edited<Stage>> {
         let mut s = self.state();
-        let Some(roadmap) = s
-            .team_stage(stage.team_id, stage.id)
-            .map(|st| st.roadmap_id)
-        else {
-            return Ok(None);
+        let Some(found) = s.team_stage(team, id).cloned() else {
+            return Ok(Edited::Gone);
         };
-        let ordered = stage::place(&s.ordered_stage_ids(roadmap), stage.id, position);
-        if let Some(existing) = s.stages.get_mut(&stage.id) {
-            existing.name.clone_from(&stage.name);
-            existing.meta = stage.meta.clone();
-            existing.updated_at = stage.updated_at;
-        }
-        s.renumber(&ordered);
-        Ok(s.stages.get(&stage.id).cloned())
+        let ordered = stage::place(&s.ordered_stage_ids(found.roadmap_id), id, position);
+        let order = stage::order_of(&ordered, id);
+        edit::run(Some(found), stage::placed(edit, order), |_, after, _| {
+            s.stages.insert(id, after.clone());
+            s.renumber(&ordered);
+            Ok(())
+        })
     }
 
     async fn delete_stage(&self, team: TeamId, id: StageId, force: bool) -> StoreResult<bool> {

@@ -3,11 +3,11 @@
 
 use async_trait::async_trait;
 use sounding_domain::{
-    event::NewEvent,
+    edit::{self, Blocked, Edit, Edited},
     feedback::Feedback,
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeEvents, MergeOutcome},
     ids::{BoardId, TagId, TeamId},
-    ports::{conflicts, FeedbackCurationStore, Retagged, StoreError, StoreResult, TagStore},
+    ports::{conflicts, FeedbackCurationStore, StoreError, StoreResult, TagStore},
     tag::{self, Tag, TagRef},
 };
 
@@ -80,20 +80,18 @@ impl TagStore for MemoryStore {
             .cloned())
     }
 
-    async fn update_tag(&self, tag: &Tag) -> StoreResult<bool> {
+    async fn edit_tag(&self, team: TeamId, id: TagId, edit: Edit<Tag>) -> StoreResult<Edited<Tag>> {
         let mut s = self.state();
-        let exists = s
-            .tags
-            .get(&tag.id)
-            .is_some_and(|t| t.team_id == tag.team_id);
-        if !exists {
-            return Ok(false);
-        }
-        if s.tag_name_taken(tag) {
-            return Err(StoreError::Conflict(conflicts::TAG_NAME.into()));
-        }
-        s.tags.insert(tag.id, tag.clone());
-        Ok(true)
+        let found = s.tags.get(&id).filter(|t| t.team_id == team).cloned();
+        edit::run(found, edit, |_, after, _| {
+            if s.tag_name_taken(after) {
+                return Err(Blocked::Failed(StoreError::Conflict(
+                    conflicts::TAG_NAME.into(),
+                )));
+            }
+            s.tags.insert(id, after.clone());
+            Ok(())
+        })
     }
 
     async fn delete_tag(&self, team: TeamId, id: TagId) -> StoreResult<bool> {
@@ -112,53 +110,23 @@ impl TagStore for MemoryStore {
 
 #[async_trait]
 impl FeedbackCurationStore for MemoryStore {
-    async fn update_feedback_tagged(
-        &self,
-        feedback: &Feedback,
-        tags: &[TagId],
-        events: &[NewEvent],
-    ) -> StoreResult<Retagged> {
-        let mut s = self.state();
-        let team = feedback.team_id;
-        if s.row(team, feedback.id).is_none() {
-            return Ok(Retagged::FeedbackGone);
-        }
-        let all_known = tags
-            .iter()
-            .all(|id| s.tags.get(id).is_some_and(|t| t.team_id == team));
-        if !all_known {
-            return Ok(Retagged::UnknownTag);
-        }
-        if !s.save_fields(feedback)? {
-            return Ok(Retagged::FeedbackGone);
-        }
-        if let Some(row) = s.row_mut(team, feedback.id) {
-            row.tags = Vec::new();
-            for id in tags {
-                if !row.tags.contains(id) {
-                    row.tags.push(*id);
-                }
-            }
-        }
-        s.append(events);
-        Ok(Retagged::Saved)
-    }
-
     async fn merge_feedback(
         &self,
         merge: &FeedbackMerge,
         events: MergeEvents,
     ) -> StoreResult<MergeOutcome> {
         let mut s = self.state();
-        let (team, source_id, target_id) = (merge.source.team_id, merge.source.id, merge.target.id);
+        let (team, source_id, target_id) = (merge.team_id, merge.source_id, merge.target_id);
         let (Some(source), Some(target)) = (s.row(team, source_id), s.row(team, target_id)) else {
             return Ok(MergeOutcome::Missing);
         };
         if source.feedback.archived_at.is_some() || target.feedback.archived_at.is_some() {
             return Ok(MergeOutcome::Archived);
         }
-        s.save_fields(&merge.source)?;
-        s.save_fields(&merge.target)?;
+        let (mut source, mut target) = (source.feedback.clone(), target.feedback.clone());
+        merge.apply(&mut source, &mut target);
+        s.save_fields(&source)?;
+        s.save_fields(&target)?;
         let Some(mut source) = s.feedback.remove(&source_id) else {
             return Ok(MergeOutcome::Missing);
         };

@@ -5,6 +5,7 @@ use std::{cmp::Ordering, collections::HashMap};
 
 use async_trait::async_trait;
 use sounding_domain::{
+    edit::{self, Blocked, Edit, Edited},
     event::NewEvent,
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
@@ -194,28 +195,35 @@ impl TopicStore for MemoryStore {
             .and_then(|row| s.topic_view(row)))
     }
 
-    async fn update_topic(&self, topic: &Topic, events: &[NewEvent]) -> StoreResult<bool> {
+    async fn edit_topic(
+        &self,
+        team: TeamId,
+        id: TopicId,
+        edit: Edit<TopicView>,
+    ) -> StoreResult<Edited<TopicView>> {
         let mut s = self.state();
-        if s.topic_row(topic.team_id, topic.id).is_none() {
-            return Ok(false);
-        }
-        if s.topic_url_id_taken(topic.team_id, &topic.url_id, topic.id) {
-            return Err(StoreError::Conflict(conflicts::TOPIC_URL_ID.into()));
-        }
-        if !s.topic_refs_exist(topic) {
-            return Err(StoreError::Failure(format!(
-                "topic {} names a missing stage or roadmap",
-                topic.id
-            )));
-        }
-        if let Some(row) = s.topic_row_mut(topic.team_id, topic.id) {
-            row.topic = Topic {
-                visits: row.topic.visits,
-                ..topic.clone()
-            };
-        }
-        s.append(events);
-        Ok(true)
+        let found = s.topic_row(team, id).and_then(|row| s.topic_view(row));
+        edit::run(found, edit, |_, after, events| {
+            let topic = &after.topic;
+            if s.topic_url_id_taken(team, &topic.url_id, id) {
+                return Err(Blocked::Failed(StoreError::Conflict(
+                    conflicts::TOPIC_URL_ID.into(),
+                )));
+            }
+            if !s.topic_refs_exist(topic) {
+                return Err(Blocked::Failed(StoreError::Failure(format!(
+                    "topic {id} names a missing stage or roadmap"
+                ))));
+            }
+            if let Some(row) = s.topic_row_mut(team, id) {
+                row.topic = Topic {
+                    visits: row.topic.visits,
+                    ..topic.clone()
+                };
+            }
+            s.append(&events);
+            Ok(())
+        })
     }
 
     async fn delete_topic(

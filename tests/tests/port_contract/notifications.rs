@@ -2,6 +2,7 @@
 //! the actor, with the write and only if it happens; pages newest first with totals and the
 //! unread count; marking read touches only the subscriber's own unread ones.
 
+use sounding_tests::overwrite::Overwrite;
 use std::sync::Arc;
 
 use sounding_domain::{
@@ -107,7 +108,7 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
     };
     let ev = event(team, EventKind::FeedbackStatusChange, at.plus_seconds(1), 2)
         .notifying(notice.clone());
-    assert!(store.update_feedback(&changed, &[ev]).await.unwrap());
+    assert!(store.save_feedback(&changed, &[ev]).await.unwrap());
     for who in [ann.id, bob.id, carl.id] {
         let page = page_of(store, team, who).await;
         let n = &page.page.items[0];
@@ -124,7 +125,7 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
         target: NotifyTarget::Feedback(gone.id),
         ..notice.clone()
     });
-    assert!(!store.update_feedback(&gone, &[ev]).await.unwrap());
+    assert!(!store.save_feedback(&gone, &[ev]).await.unwrap());
     let clash = feedback(team, None, bob.id, "n0000001", t0());
     let ev = event(team, EventKind::NewFeedback, at, 4).notifying(notice.clone());
     assert_eq!(
@@ -171,7 +172,10 @@ pub async fn topic_followers_but_the_actor_are_notified(store: Arc<dyn Store>) {
             status: Some("Now".into()),
             previous_status: Some("Later".into()),
         });
-    assert!(store.update_topic(&tp, &[ev]).await.unwrap());
+    // A real change: an edit that changes nothing writes no events.
+    let mut moved = tp.clone();
+    moved.updated_at = t0().plus_seconds(6);
+    assert!(store.save_topic(&moved, &[ev]).await.unwrap());
     for who in [ann.id, bob.id] {
         let page = page_of(store, team, who).await;
         assert_eq!(

@@ -2,6 +2,7 @@
 //! and deletes (also under concurrency), published-topic counts, and deletes refused while
 //! topics remain unless forced.
 
+use sounding_tests::overwrite::Overwrite;
 use std::{collections::BTreeSet, sync::Arc};
 
 use sounding_domain::{
@@ -56,7 +57,7 @@ fn numbered(names: &[&str]) -> Vec<(String, i64)> {
 /// Moves the stage to `position` without changing anything else; the stage as stored.
 async fn move_to(store: &dyn Store, stage: &Stage, position: i64) -> Stage {
     store
-        .update_stage(stage, Some(position))
+        .save_stage(stage, Some(position))
         .await
         .unwrap()
         .unwrap_or_else(|| panic!("stage {} is moved", stage.name))
@@ -108,14 +109,14 @@ pub async fn roadmaps_are_listed_oldest_first_and_updated_within_their_team(stor
     changed.name = "Renamed — ÉCLAIR".into();
     changed.description = "New\ndescription".into();
     changed.updated_at = at("2026-03-07T01:02:03.456Z");
-    assert!(store.update_roadmap(&changed).await.unwrap());
+    assert!(store.save_roadmap(&changed).await.unwrap());
     assert_eq!(
         store.roadmap(team, first.id).await.unwrap(),
         Some(changed.clone())
     );
     let mut cleared = changed.clone();
     cleared.description = String::new();
-    assert!(store.update_roadmap(&cleared).await.unwrap());
+    assert!(store.save_roadmap(&cleared).await.unwrap());
     assert_eq!(
         store.roadmap(team, first.id).await.unwrap(),
         Some(cleared.clone())
@@ -123,12 +124,12 @@ pub async fn roadmaps_are_listed_oldest_first_and_updated_within_their_team(stor
 
     // A missing roadmap, or another team's, is not updated.
     let ghost = roadmap(team, "Ghost", t0());
-    assert!(!store.update_roadmap(&ghost).await.unwrap());
+    assert!(!store.save_roadmap(&ghost).await.unwrap());
     assert_eq!(store.roadmap(team, ghost.id).await.unwrap(), None);
     let mut hijack = cleared.clone();
     hijack.team_id = other;
     hijack.name = "Hijacked".into();
-    assert!(!store.update_roadmap(&hijack).await.unwrap());
+    assert!(!store.save_roadmap(&hijack).await.unwrap());
     assert_eq!(
         store.roadmap(team, first.id).await.unwrap(),
         Some(cleared.clone())
@@ -207,7 +208,7 @@ pub async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(store: 
     renamed.meta.disable_moderation = true;
     renamed.meta.color = Some("#3B82F6".into());
     renamed.updated_at = at("2026-03-08T09:10:11.012Z");
-    let stored_c = store.update_stage(&renamed, None).await.unwrap();
+    let stored_c = store.save_stage(&renamed, None).await.unwrap();
     let expected_c = Stage {
         order: 3,
         ..renamed.clone()
@@ -228,7 +229,7 @@ pub async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(store: 
     let mut recolored = expected_c.clone();
     recolored.meta.color = None;
     recolored.meta.is_private = false;
-    let moved = store.update_stage(&recolored, Some(1)).await.unwrap();
+    let moved = store.save_stage(&recolored, Some(1)).await.unwrap();
     assert_eq!(
         moved,
         Some(Stage {
@@ -310,7 +311,7 @@ pub async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(store: 
     let mut hijack = d.clone();
     hijack.team_id = other;
     hijack.name = "Hijacked".into();
-    assert_eq!(store.update_stage(&hijack, Some(1)).await.unwrap(), None);
+    assert_eq!(store.save_stage(&hijack, Some(1)).await.unwrap(), None);
     assert_eq!(
         orders(&*store, &product).await,
         numbered(&["c — privée", "g", "d", "f"])
@@ -331,8 +332,8 @@ pub async fn stage_orders_stay_gapless_through_inserts_moves_and_deletes(store: 
     assert_eq!(store.stages(other, foreign.id, true).await.unwrap(), vec![]);
     assert_eq!(store.stage(team, foreign_team.id).await.unwrap(), None);
     let ghost = stage(&product, "ghost", t0());
-    assert_eq!(store.update_stage(&ghost, None).await.unwrap(), None);
-    assert_eq!(store.update_stage(&ghost, Some(1)).await.unwrap(), None);
+    assert_eq!(store.save_stage(&ghost, None).await.unwrap(), None);
+    assert_eq!(store.save_stage(&ghost, Some(1)).await.unwrap(), None);
     assert_eq!(store.stage(team, ghost.id).await.unwrap(), None);
     assert_eq!(
         orders(&*store, &product).await,
@@ -420,7 +421,7 @@ pub async fn concurrent_stage_writes_keep_orders_distinct_and_gapless(store: Arc
                     assert!(store.delete_stage(s.team_id, s.id, false).await.unwrap());
                 } else {
                     let position = Some(i64::try_from(20 - i).unwrap());
-                    assert!(store.update_stage(&s, position).await.unwrap().is_some());
+                    assert!(store.save_stage(&s, position).await.unwrap().is_some());
                 }
             })
         })
@@ -452,7 +453,7 @@ pub async fn stages_count_their_published_topics(store: Arc<dyn Store>) {
     stored_topic(&*store, topic(&shipped, creator.id, "count00004", t0())).await;
     // Private stages count their published topics as well.
     shipped.meta.is_private = true;
-    let shipped = store.update_stage(&shipped, None).await.unwrap().unwrap();
+    let shipped = store.save_stage(&shipped, None).await.unwrap().unwrap();
 
     let product_id = product.id;
     let counts = |store: Arc<dyn Store>| async move {
@@ -492,11 +493,11 @@ pub async fn stages_count_their_published_topics(store: Arc<dyn Store>) {
 
     // Publishing, moving and deleting topics change the counts.
     draft.published_at = Some(t0().plus_seconds(60));
-    assert!(store.update_topic(&draft, &[]).await.unwrap());
+    assert!(store.save_topic(&draft, &[]).await.unwrap());
     assert_eq!(counts(store.clone()).await, vec![3, 1, 0]);
     let mut moved = one.clone();
     moved.stage_id = later.id;
-    assert!(store.update_topic(&moved, &[]).await.unwrap());
+    assert!(store.save_topic(&moved, &[]).await.unwrap());
     assert_eq!(counts(store.clone()).await, vec![2, 1, 1]);
     assert!(store.delete_topic(team, moved.id, &[]).await.unwrap());
     assert_eq!(counts(store.clone()).await, vec![2, 1, 0]);

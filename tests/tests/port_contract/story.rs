@@ -1,6 +1,7 @@
 //! The storage story every adapter must tell the same way. Each check starts from an empty
 //! store and pins one promise of `sounding_domain::ports`.
 
+use sounding_tests::overwrite::Overwrite;
 use std::{collections::BTreeSet, sync::Arc};
 
 use serde_json::{json, Value};
@@ -144,13 +145,13 @@ pub async fn team_settings_are_updated_in_place(store: Arc<dyn Store>) {
         TeamPatch::new(Some("Acme Inc"), Some(true), Some(true)).unwrap(),
         at("2026-03-05T00:00:00.001Z"),
     );
-    store.update_team(&team).await.unwrap();
+    store.save_team(&team).await.unwrap();
     assert_eq!(store.team(team.id).await.unwrap(), Some(team.clone()));
     assert_eq!(store.team_by_subdomain("acme").await.unwrap(), Some(team));
 
     // Updating a team that does not exist creates nothing.
     let ghost = team_fixture("ghost", t0()).team;
-    store.update_team(&ghost).await.unwrap();
+    store.save_team(&ghost).await.unwrap();
     assert_eq!(store.team(ghost.id).await.unwrap(), None);
 }
 
@@ -435,7 +436,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     renamed.order = 7;
     renamed.meta.color = Some("#00FF00".into());
     renamed.updated_at = at("2026-07-01T12:00:00.999Z");
-    store.update_board(&renamed).await.unwrap();
+    store.save_board(&renamed).await.unwrap();
     assert_eq!(
         store.board(team, ideas.id).await.unwrap(),
         Some(view(&renamed))
@@ -447,7 +448,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     clash.slug = "ideas".into();
     clash.name = "Clash".into();
     assert_eq!(
-        store.update_board(&clash).await,
+        store.save_board(&clash).await,
         Err(conflict(conflicts::BOARD_SLUG))
     );
     assert_eq!(
@@ -458,7 +459,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
 
     let mut moved = bugs.clone();
     moved.slug = "issues".into();
-    store.update_board(&moved).await.unwrap();
+    store.save_board(&moved).await.unwrap();
     assert!(!store.board_slug_taken(team, "bugs").await.unwrap());
     assert!(store.board_slug_taken(team, "issues").await.unwrap());
 }
@@ -822,7 +823,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     renamed.name = "Ideas & wishes".into();
     renamed.slug = "wishes".into();
     renamed.meta.is_public = false;
-    store.update_board(&renamed).await.unwrap();
+    store.save_board(&renamed).await.unwrap();
     let now_private = read(&*store, &item).await;
     assert_eq!(now_private.board, Some(board_ref(&renamed)));
     assert!(!now_private.board.as_ref().unwrap().is_public);
@@ -1033,7 +1034,7 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
     changed.last_modified_by_id = Some(editor.id);
     let e_update = event(team, EventKind::FeedbacksUpdate, changed.updated_at, 2);
     assert!(store
-        .update_feedback(&changed, std::slice::from_ref(&e_update))
+        .save_feedback(&changed, std::slice::from_ref(&e_update))
         .await
         .unwrap());
     assert_eq!(
@@ -1067,7 +1068,7 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
     cleared.published_at = Some(at("2026-03-08T00:00:00.001Z"));
     cleared.archived_at = None;
     cleared.last_modified_by_id = None;
-    assert!(store.update_feedback(&cleared, &[]).await.unwrap());
+    assert!(store.save_feedback(&cleared, &[]).await.unwrap());
     let view = read(&*store, &item).await;
     assert_eq!(view.feedback, cleared);
     assert_eq!((view.board, view.last_modified_by), (None, None));
@@ -1076,13 +1077,13 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
     // A missing item, or another team's, is not updated and its events are not kept.
     let ghost = feedback(team, None, creator.id, "ghost00001", t0());
     let e_ghost = event(team, EventKind::FeedbacksUpdate, t0(), 3);
-    assert!(!store.update_feedback(&ghost, &[e_ghost]).await.unwrap());
+    assert!(!store.save_feedback(&ghost, &[e_ghost]).await.unwrap());
     assert_eq!(store.feedback(team, ghost.id).await.unwrap(), None);
     let mut hijack = cleared.clone();
     hijack.team_id = other;
     hijack.title = "Hijacked".into();
     let e_hijack = event(other, EventKind::FeedbacksUpdate, t0(), 4);
-    assert!(!store.update_feedback(&hijack, &[e_hijack]).await.unwrap());
+    assert!(!store.save_feedback(&hijack, &[e_hijack]).await.unwrap());
     assert_eq!(read(&*store, &item).await.feedback, cleared);
     assert_eq!(store.feedback(other, item.id).await.unwrap(), None);
 
@@ -2409,7 +2410,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     // Moved off the board, the board may go.
     let mut moved = archived.clone();
     moved.board_id = None;
-    assert!(store.update_feedback(&moved, &[]).await.unwrap());
+    assert!(store.save_feedback(&moved, &[]).await.unwrap());
     assert!(store.delete_board(team, ideas.id).await.unwrap());
     assert_eq!(store.board(team, ideas.id).await.unwrap(), None);
     assert_eq!(store.boards(team, false).await.unwrap(), vec![]);
@@ -2437,7 +2438,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     let e3 = event(team, EventKind::FeedbackStatusChange, at_n(1), 3);
     let e4 = event(team, EventKind::FeedbacksUpdate, at_n(1), 4);
     assert!(store
-        .update_feedback(&changed, &[e3.clone(), e4.clone()])
+        .save_feedback(&changed, &[e3.clone(), e4.clone()])
         .await
         .unwrap());
 
@@ -2472,7 +2473,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     let clash = feedback(team, None, creator.id, "evts000001", at_n(5));
     assert!(store.insert_feedback(&clash, &refused(101)).await.is_err());
     let ghost = feedback(team, None, creator.id, "ghost00001", at_n(6));
-    assert!(!store.update_feedback(&ghost, &refused(102)).await.unwrap());
+    assert!(!store.save_feedback(&ghost, &refused(102)).await.unwrap());
     assert!(!store
         .delete_feedback(team, ghost.id, &refused(103))
         .await

@@ -1,5 +1,6 @@
 //! Tags, retagging, merges and per-status counts: `TagStore` and `FeedbackCurationStore`.
 
+use sounding_tests::overwrite::{Overwrite, Retagged};
 use std::sync::Arc;
 
 use serde_json::json;
@@ -10,7 +11,7 @@ use sounding_domain::{
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeOutcome, MERGED_INTO_KEY},
     feedback_vote::VoteAccess,
     ids::{TagId, TeamId},
-    ports::{conflicts, Retagged, Store},
+    ports::{conflicts, Store},
     tag::{NewTag, Tag, TagRef},
 };
 
@@ -70,7 +71,7 @@ pub async fn tag_names_are_unique_per_team_ignoring_case(store: Arc<dyn Store>) 
     let mut renamed = idea.clone();
     renamed.name = "BUG".into();
     assert_eq!(
-        store.update_tag(&renamed).await,
+        store.save_tag(&renamed).await,
         Err(conflict(conflicts::TAG_NAME))
     );
     assert_eq!(store.tag(team, idea.id).await.unwrap(), Some(idea.clone()));
@@ -78,11 +79,11 @@ pub async fn tag_names_are_unique_per_team_ignoring_case(store: Arc<dyn Store>) 
     own_case.name = "BUG".into();
     own_case.color = "#000000".into();
     own_case.updated_at = t0().plus_seconds(9);
-    assert!(store.update_tag(&own_case).await.unwrap());
+    assert!(store.save_tag(&own_case).await.unwrap());
     assert_eq!(store.tag(team, bug.id).await.unwrap(), Some(own_case));
     let mut foreign = theirs.clone();
     foreign.team_id = team;
-    assert!(!store.update_tag(&foreign).await.unwrap(), "not the team's");
+    assert!(!store.save_tag(&foreign).await.unwrap(), "not the team's");
 
     assert!(!store.delete_tag(other, alpha.id).await.unwrap());
     assert!(store.delete_tag(team, alpha.id).await.unwrap());
@@ -114,7 +115,7 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     let e1 = event(team, EventKind::FeedbacksUpdate, t0(), 1);
     assert_eq!(
         store
-            .update_feedback_tagged(
+            .save_feedback_tagged(
                 &changed,
                 &[zeta.id, alpha.id, zeta.id],
                 std::slice::from_ref(&e1)
@@ -142,7 +143,7 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
         let e = event(team, EventKind::FeedbacksUpdate, t0(), 2);
         assert_eq!(
             store
-                .update_feedback_tagged(&again, &tags, &[e])
+                .save_feedback_tagged(&again, &tags, &[e])
                 .await
                 .unwrap(),
             Retagged::UnknownTag
@@ -157,7 +158,7 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     let mut gone = plain.clone();
     gone.id = sounding_domain::ids::FeedbackId::new();
     assert_eq!(
-        store.update_feedback_tagged(&gone, &[], &[]).await.unwrap(),
+        store.save_feedback_tagged(&gone, &[], &[]).await.unwrap(),
         Retagged::FeedbackGone
     );
 
@@ -182,7 +183,7 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     assert_eq!(store.list_feedback(team, &query).await.unwrap().total, 0);
     assert_eq!(
         store
-            .update_feedback_tagged(&changed, &[], &[])
+            .save_feedback_tagged(&changed, &[], &[])
             .await
             .unwrap(),
         Retagged::Saved
@@ -194,7 +195,7 @@ pub async fn retagging_replaces_tags_with_the_fields_and_events(store: Arc<dyn S
     // Deleting a tagged item leaves the tag.
     let e = event(team, EventKind::FeedbacksUpdate, t0(), 3);
     store
-        .update_feedback_tagged(&changed, &[alpha.id], &[e])
+        .save_feedback_tagged(&changed, &[alpha.id], &[e])
         .await
         .unwrap();
     assert!(store.delete_feedback(team, item.id, &[]).await.unwrap());
@@ -260,7 +261,15 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
         .unwrap();
 
     let now = t0().plus_seconds(100);
-    let merge = FeedbackMerge::new(source.clone(), target.clone(), now);
+    let merge = FeedbackMerge {
+        team_id: team,
+        source_id: source.id,
+        target_id: target.id,
+        editor: follower.id,
+        at: now,
+    };
+    let (mut expected_source, mut expected_target) = (source.clone(), target.clone());
+    merge.apply(&mut expected_source, &mut expected_target);
     let MergeOutcome::Merged {
         target: merged_target,
         source: merged_source,
@@ -268,8 +277,8 @@ pub async fn merging_moves_votes_once_comments_and_follows_and_recounts(store: A
     else {
         panic!("merged");
     };
-    assert_eq!(merged_target.feedback, merge.target);
-    assert_eq!(merged_source.feedback, merge.source);
+    assert_eq!(merged_target.feedback, expected_target);
+    assert_eq!(merged_source.feedback, expected_source);
     assert_eq!(
         (merged_target.vote_count, merged_target.comment_count),
         (2, 3)
@@ -401,7 +410,13 @@ pub async fn merge_refuses_missing_or_archived_items_and_writes_nothing(store: A
         (&source, &archived, MergeOutcome::Archived),
         (&archived, &target, MergeOutcome::Archived),
     ] {
-        let merge = FeedbackMerge::new(s.clone(), t.clone(), now);
+        let merge = FeedbackMerge {
+            team_id: team,
+            source_id: s.id,
+            target_id: t.id,
+            editor: s.creator_id,
+            at: now,
+        };
         assert_eq!(
             store.merge_feedback(&merge, merge_events).await.unwrap(),
             expected

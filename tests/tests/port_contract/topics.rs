@@ -2,6 +2,7 @@
 //! keep counts and visits, deletes that take everything along, lists, visits, votes, threaded
 //! comments, follows, and the events the writes append.
 
+use sounding_tests::overwrite::Overwrite;
 use std::{collections::BTreeSet, sync::Arc};
 
 use serde_json::json;
@@ -229,7 +230,7 @@ pub async fn topics_round_trip_with_stage_creator_and_counts(store: Arc<dyn Stor
     assert_eq!(renamed.order, 2);
     renamed.name = "Planned — privé".into();
     renamed.meta.is_private = true;
-    let renamed = store.update_stage(&renamed, None).await.unwrap().unwrap();
+    let renamed = store.save_stage(&renamed, None).await.unwrap().unwrap();
     let now_private = read(&*store, &item).await;
     assert_eq!(now_private.stage, stage_ref(&renamed));
     assert_eq!(
@@ -395,7 +396,7 @@ pub async fn topic_updates_keep_counts_and_visits(store: Arc<dyn Store>) {
     changed.visits = 0;
     let e_update = event(team, EventKind::TopicsUpdate, changed.updated_at, 2);
     assert!(store
-        .update_topic(&changed, std::slice::from_ref(&e_update))
+        .save_topic(&changed, std::slice::from_ref(&e_update))
         .await
         .unwrap());
     assert_eq!(
@@ -427,7 +428,7 @@ pub async fn topic_updates_keep_counts_and_visits(store: Arc<dyn Store>) {
     cleared.text = String::new();
     cleared.published_at = Some(at("2026-03-08T00:00:00.001Z"));
     cleared.visits = 1000;
-    assert!(store.update_topic(&cleared, &[]).await.unwrap());
+    assert!(store.save_topic(&cleared, &[]).await.unwrap());
     let view = read(&*store, &item).await;
     assert_eq!(
         view.topic,
@@ -441,13 +442,13 @@ pub async fn topic_updates_keep_counts_and_visits(store: Arc<dyn Store>) {
     // A missing topic, or another team's, is not updated and its events are not kept.
     let ghost = topic(&planned, creator.id, "ghost00001", t0());
     let e_ghost = event(team, EventKind::TopicsUpdate, t0(), 3);
-    assert!(!store.update_topic(&ghost, &[e_ghost]).await.unwrap());
+    assert!(!store.save_topic(&ghost, &[e_ghost]).await.unwrap());
     assert_eq!(store.topic(team, ghost.id).await.unwrap(), None);
     let mut hijack = cleared.clone();
     hijack.team_id = other;
     hijack.title = "Hijacked".into();
     let e_hijack = event(other, EventKind::TopicsUpdate, t0(), 4);
-    assert!(!store.update_topic(&hijack, &[e_hijack]).await.unwrap());
+    assert!(!store.save_topic(&hijack, &[e_hijack]).await.unwrap());
     assert_eq!(read(&*store, &item).await.topic.title, cleared.title);
     assert_eq!(store.topic(other, item.id).await.unwrap(), None);
 
@@ -1494,7 +1495,7 @@ pub async fn public_threads_hide_unpublished_and_private_stage_topics(store: Arc
     let open = stored_stage(&*store, &product, "Open").await;
     let mut hidden = stored_stage(&*store, &product, "Hidden").await;
     hidden.meta.is_private = true;
-    let hidden = store.update_stage(&hidden, None).await.unwrap().unwrap();
+    let hidden = store.save_stage(&hidden, None).await.unwrap().unwrap();
 
     let visible = stored_topic(&*store, topic(&open, creator.id, "open000001", t0())).await;
     let mut draft = topic(&open, creator.id, "draft00001", t0());
@@ -1544,21 +1545,21 @@ pub async fn public_threads_hide_unpublished_and_private_stage_topics(store: Arc
     // Publishing the draft and opening the stage show their threads.
     let mut published = draft.clone();
     published.published_at = Some(t0().plus_seconds(100));
-    assert!(store.update_topic(&published, &[]).await.unwrap());
+    assert!(store.save_topic(&published, &[]).await.unwrap());
     let public = threads(None, ThreadScope::Public).await;
     assert_eq!((shape(&public), public.total), (roots[..2].to_vec(), 2));
     let mut opened = hidden.clone();
     opened.meta.is_private = false;
-    store.update_stage(&opened, None).await.unwrap().unwrap();
+    store.save_stage(&opened, None).await.unwrap().unwrap();
     let public = threads(None, ThreadScope::Public).await;
     assert_eq!((shape(&public), public.total), (roots.clone(), 3));
     // Closing the stage again and moving the first topic onto it hides both.
     let mut closed = opened.clone();
     closed.meta.is_private = true;
-    let closed = store.update_stage(&closed, None).await.unwrap().unwrap();
+    let closed = store.save_stage(&closed, None).await.unwrap().unwrap();
     let mut moved = visible.clone();
     moved.stage_id = closed.id;
-    assert!(store.update_topic(&moved, &[]).await.unwrap());
+    assert!(store.save_topic(&moved, &[]).await.unwrap());
     let public = threads(None, ThreadScope::Public).await;
     assert_eq!((shape(&public), public.total), (vec![roots[1].clone()], 1));
 }
@@ -1709,7 +1710,7 @@ pub async fn topic_events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     changed.updated_at = at_n(1);
     let e2 = event(team, EventKind::TopicsUpdate, at_n(1), 2);
     assert!(store
-        .update_topic(&changed, std::slice::from_ref(&e2))
+        .save_topic(&changed, std::slice::from_ref(&e2))
         .await
         .unwrap());
 
@@ -1743,7 +1744,7 @@ pub async fn topic_events_are_appended_with_the_writes(store: Arc<dyn Store>) {
         .await
         .is_err());
     let ghost = topic(&planned, creator.id, "ghost00001", at_n(6));
-    assert!(!store.update_topic(&ghost, &refused(102)).await.unwrap());
+    assert!(!store.save_topic(&ghost, &refused(102)).await.unwrap());
     assert!(!store
         .delete_topic(team, ghost.id, &refused(103))
         .await

@@ -8,7 +8,7 @@ use sounding_domain::{
 };
 
 use super::{slug_taken, BoardInput};
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 
 pub async fn update_board(
     boards: &dyn BoardStore,
@@ -26,15 +26,23 @@ pub async fn update_board(
         input.order,
         input.meta.as_ref(),
     )?;
-    let mut view = boards
-        .board(caller.team_id, id)
-        .await?
-        .ok_or(AppError::not_found(Entity::Board))?;
-    patch.apply(&mut view.board, clock.now());
-    match boards.update_board(&view.board).await {
-        Ok(()) => Ok(view),
+    let now = clock.now();
+    let slug = patch.slug.clone();
+    let edited = boards
+        .edit_board(
+            caller.team_id,
+            id,
+            Box::new(move |view| {
+                patch.apply(&mut view.board, now);
+                Ok(Vec::new())
+            }),
+        )
+        .await;
+    match edited {
+        Ok(edited) => Ok(edited.into_result(Entity::Board)?),
+        // Only a new slug can clash.
         Err(StoreError::Conflict(rule)) if rule == conflicts::BOARD_SLUG => {
-            Err(slug_taken(&view.board.slug))
+            Err(slug_taken(slug.as_deref().unwrap_or_default()))
         }
         Err(e) => Err(e.into()),
     }

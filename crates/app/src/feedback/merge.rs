@@ -59,9 +59,13 @@ pub async fn merge_feedback(
     }
     let now = clock.now();
     let editor = team_author(store, caller, None, now).await?;
-    let mut merge = FeedbackMerge::new(source.feedback, target.feedback, now);
-    merge.source.last_modified_by_id = Some(editor.id);
-    merge.target.last_modified_by_id = Some(editor.id);
+    let merge = FeedbackMerge {
+        team_id: caller.team_id,
+        source_id: source.feedback.id,
+        target_id: target.feedback.id,
+        editor: editor.id,
+        at: now,
+    };
     match store.merge_feedback(&merge, merge_events).await? {
         MergeOutcome::Merged { target, source } => Ok(Merged {
             target: *target,

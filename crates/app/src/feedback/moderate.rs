@@ -2,14 +2,14 @@
 //! Each is idempotent; a change announces itself with `feedbacks.update`.
 
 use sounding_domain::{
-    access::{Caller, KeyHolder, Need},
+    access::{KeyHolder, Need},
     event::EventKind,
     feedback::{Feedback, FeedbackView},
     ports::{Clock, Store},
-    FeedbackId, Timestamp,
+    Entity, FeedbackId, Timestamp,
 };
 
-use super::{feedback_event, feedback_not_found, team_feedback};
+use super::feedback_event;
 use crate::error::AppResult;
 
 async fn moderate(
@@ -17,22 +17,32 @@ async fn moderate(
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
-    change: impl FnOnce(&mut Feedback, Timestamp) -> bool,
+    change: fn(&mut Feedback, Timestamp) -> bool,
 ) -> AppResult<FeedbackView> {
     caller.require(Need::Write)?;
     let id = FeedbackId::parse_required("id", id)?;
-    let mut view = team_feedback(store, &Caller::Team(caller.clone()), id).await?;
     let now = clock.now();
-    if !change(&mut view.feedback, now) {
-        return Ok(view);
-    }
-    view.feedback.updated_at = now;
-    let event = feedback_event(EventKind::FeedbacksUpdate, &view, now, &[]);
-    if store.update_feedback(&view.feedback, &[event]).await? {
-        Ok(view)
-    } else {
-        Err(feedback_not_found())
-    }
+    // Decided on the item as stored, inside the write: of two concurrent approvals one
+    // changes it and announces it, the other finds it done.
+    let edited = store
+        .edit_feedback(
+            caller.team_id,
+            id,
+            Box::new(move |view| {
+                if !change(&mut view.feedback, now) {
+                    return Ok(Vec::new());
+                }
+                view.feedback.updated_at = now;
+                Ok(vec![feedback_event(
+                    EventKind::FeedbacksUpdate,
+                    view,
+                    now,
+                    &[],
+                )])
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Feedback)?)
 }
 
 /// Makes an item awaiting moderation public.

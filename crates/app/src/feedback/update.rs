@@ -5,17 +5,18 @@
 use serde_json::Value;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
+    error::DomainResult,
     event::{EventKind, NewEvent},
-    feedback::{FeedbackPatch, FeedbackStatus, FeedbackView, Priority},
-    ports::{Clock, Retagged, Store},
-    subscriber::{Subscriber, SubscriberRef},
+    feedback::{BoardRef, FeedbackPatch, FeedbackStatus, FeedbackView, Priority},
+    ports::{Clock, Store},
+    subscriber::SubscriberRef,
     tag::{self, TagRef},
-    Entity, FeedbackId, TagId, Timestamp,
+    DomainError, Entity, FeedbackId, SubscriberId, TagId, TeamId, Timestamp,
 };
 
 use super::{
-    board_open_to, board_ref, feedback_event, feedback_not_found, team_author, team_board,
-    team_feedback,
+    board_open_to, board_ref, feedback_event, feedback_not_found, readable_feedback, team_author,
+    team_board,
 };
 use crate::{
     error::{AppError, AppResult},
@@ -74,20 +75,28 @@ pub async fn update_feedback(
         .transpose()?;
     let as_team = Caller::Team(caller.clone());
     let board = match changes.board_id.as_deref() {
-        Some(raw) => Some(team_board(store, &as_team, raw).await?),
+        Some(raw) => Some(board_ref(&team_board(store, &as_team, raw).await?)),
         None => None,
     };
-    let mut view = team_feedback(store, &as_team, id).await?;
-    if let Some(ids) = &tag_ids {
-        view.tags = team_tags(store, caller, ids).await?;
-    }
+    // Looked up before the editor, whom it may create.
+    store
+        .feedback_reach(caller.team_id, id)
+        .await?
+        .ok_or_else(feedback_not_found)?;
+    let tags = match &tag_ids {
+        Some(ids) => Some(team_tags(store, caller, ids).await?),
+        None => None,
+    };
     let now = clock.now();
     let editor = team_author(store, caller, None, now).await?;
-    if let Some(board) = &board {
-        view.feedback.board_id = Some(board.board.id);
-        view.board = Some(board_ref(board));
-    }
-    save(store, view, patch, editor, now, tag_ids.as_deref()).await
+    let edit = Revision {
+        patch,
+        board,
+        tags,
+        editor: SubscriberRef::from(&editor),
+        now,
+    };
+    save(store, caller.team_id, id, edit, None).await
 }
 
 /// The tags `ids` name, in display order: 404 `Tag not found` unless each is the team's.
@@ -114,73 +123,103 @@ pub async fn update_public_feedback(
     let id = FeedbackId::parse_required("feedbackId", changes.id.as_deref())?;
     let patch = content_patch(&changes)?;
     let caller = Caller::Subscriber(session.clone());
-    let mut view = team_feedback(store, &caller, id).await?;
-    if view.feedback.creator_id != session.subscriber.id {
-        return Err(AppError::forbidden(
-            "You do not have permission to update this feedback",
-        ));
+    // What the caller may not read is not found, as for `feedbacks.info`.
+    let view = readable_feedback(store, &caller, id).await?;
+    let creator = session.subscriber.id;
+    if view.feedback.creator_id != creator {
+        return Err(not_the_creator().into());
     }
-    if let Some(raw) = changes.board_id.as_deref() {
-        let board = board_open_to(store, &caller, raw).await?;
-        view.feedback.board_id = Some(board.board.id);
-        view.board = Some(board_ref(&board));
-    }
-    save(
-        store,
-        view,
+    let board = match changes.board_id.as_deref() {
+        Some(raw) => Some(board_ref(&board_open_to(store, &caller, raw).await?)),
+        None => None,
+    };
+    let edit = Revision {
         patch,
-        session.subscriber.clone(),
-        clock.now(),
-        None,
-    )
-    .await
+        board,
+        tags: None,
+        editor: SubscriberRef::from(&session.subscriber),
+        now: clock.now(),
+    };
+    save(store, session.subscriber.team_id, id, edit, Some(creator)).await
 }
 
-/// Applies the patch, records the editor, and stores the item with `feedbacks.update` (and
-/// `feedback_status_change` when the status really changed). With `tag_ids`, the item's tags
-/// become those (already in `view.tags`) in the same transaction.
+fn not_the_creator() -> DomainError {
+    DomainError::Forbidden("You do not have permission to update this feedback".into())
+}
+
+/// One `feedbacks.update`, as applied to the item read inside the store's transaction.
+struct Revision {
+    patch: FeedbackPatch,
+    /// The board to move the item to.
+    board: Option<BoardRef>,
+    /// The item's tags from now on.
+    tags: Option<Vec<TagRef>>,
+    editor: SubscriberRef,
+    now: Timestamp,
+}
+
+impl Revision {
+    /// Applies the change to the item as stored. Only a real change records the editor and
+    /// announces itself: `feedbacks.update`, and `feedback_status_change` (with the
+    /// followers' notifications) when the status really changed.
+    fn apply(self, view: &mut FeedbackView) -> DomainResult<Vec<NewEvent>> {
+        let before = view.clone();
+        let now = self.now;
+        let previous = self.patch.apply(&mut view.feedback, now)?;
+        if let Some(board) = self.board {
+            view.feedback.board_id = Some(board.id);
+            view.board = Some(board);
+        }
+        if let Some(tags) = self.tags {
+            view.tags = tags;
+        }
+        if *view == before {
+            return Ok(Vec::new());
+        }
+        view.feedback.updated_at = now;
+        view.feedback.last_modified_by_id = Some(self.editor.id);
+        view.last_modified_by = Some(self.editor);
+        let mut events: Vec<NewEvent> = Vec::with_capacity(2);
+        if let Some(previous) = previous {
+            // Followers hear of it in the same write (nobody in particular acted: all of them).
+            events.push(
+                feedback_event(
+                    EventKind::FeedbackStatusChange,
+                    view,
+                    now,
+                    &[
+                        ("previousStatus", previous.as_str().to_owned()),
+                        ("status", view.feedback.status.as_str().to_owned()),
+                    ],
+                )
+                .notifying(notify::feedback_status(view, previous.as_str())),
+            );
+        }
+        events.push(feedback_event(EventKind::FeedbacksUpdate, view, now, &[]));
+        Ok(events)
+    }
+}
+
+/// Stores the revision atomically (`FeedbackStore::edit_feedback`). With `creator`, only the
+/// item's creator may change it (checked on the item as stored).
 async fn save(
     store: &dyn Store,
-    mut view: FeedbackView,
-    patch: FeedbackPatch,
-    editor: Subscriber,
-    now: Timestamp,
-    tag_ids: Option<&[TagId]>,
+    team: TeamId,
+    id: FeedbackId,
+    revision: Revision,
+    creator: Option<SubscriberId>,
 ) -> AppResult<FeedbackView> {
-    let previous = patch.apply(&mut view.feedback, now)?;
-    view.feedback.last_modified_by_id = Some(editor.id);
-    view.last_modified_by = Some(SubscriberRef::from(&editor));
-    let mut events: Vec<NewEvent> = Vec::with_capacity(2);
-    if let Some(previous) = previous {
-        // Followers hear of it in the same write (nobody in particular acted: all of them).
-        events.push(
-            feedback_event(
-                EventKind::FeedbackStatusChange,
-                &view,
-                now,
-                &[
-                    ("previousStatus", previous.as_str().to_owned()),
-                    ("status", view.feedback.status.as_str().to_owned()),
-                ],
-            )
-            .notifying(notify::feedback_status(&view, previous.as_str())),
-        );
-    }
-    events.push(feedback_event(EventKind::FeedbacksUpdate, &view, now, &[]));
-    let Some(tag_ids) = tag_ids else {
-        return if store.update_feedback(&view.feedback, &events).await? {
-            Ok(view)
-        } else {
-            Err(feedback_not_found())
-        };
-    };
-    match store
-        .update_feedback_tagged(&view.feedback, tag_ids, &events)
-        .await?
-    {
-        Retagged::Saved => Ok(view),
-        Retagged::FeedbackGone => Err(feedback_not_found()),
-        // Deleted since it was looked up.
-        Retagged::UnknownTag => Err(AppError::not_found(Entity::Tag)),
-    }
+    let edited = store
+        .edit_feedback(
+            team,
+            id,
+            Box::new(move |view| {
+                if creator.is_some_and(|creator| view.feedback.creator_id != creator) {
+                    return Err(not_the_creator());
+                }
+                revision.apply(view)
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Feedback)?)
 }

@@ -3,7 +3,7 @@
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     ports::{conflicts, Clock, Store, StoreError},
-    roadmap::Roadmap,
+    roadmap::{Roadmap, RoadmapPatch},
     DomainError, Entity, RoadmapId,
 };
 
@@ -55,17 +55,20 @@ pub async fn update_roadmap(
     input: RoadmapInput,
 ) -> AppResult<Roadmap> {
     caller.require(Need::Admin(AdminArea::Roadmaps))?;
-    let mut roadmap = team_roadmap(store, caller.team_id, "id", input.id.as_deref()).await?;
-    roadmap.apply(
-        input.name.as_deref(),
-        input.description.as_deref(),
-        clock.now(),
-    )?;
-    if store.update_roadmap(&roadmap).await? {
-        Ok(roadmap)
-    } else {
-        Err(AppError::not_found(Entity::Roadmap))
-    }
+    let id = RoadmapId::parse_required("id", input.id.as_deref())?;
+    let patch = RoadmapPatch::new(input.name.as_deref(), input.description.as_deref())?;
+    let now = clock.now();
+    let edited = store
+        .edit_roadmap(
+            caller.team_id,
+            id,
+            Box::new(move |roadmap| {
+                roadmap.apply(patch, now);
+                Ok(Vec::new())
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Roadmap)?)
 }
 
 /// Removes a roadmap with its stages. While it holds topics: 409 unless `force`, which removes

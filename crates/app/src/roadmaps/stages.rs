@@ -97,20 +97,19 @@ pub async fn update_stage(
         .transpose()?;
     let position = parse_order(input.order)?;
     let patch = StageMetaPatch::from_json(input.meta.as_ref())?;
-    let mut stage = store
-        .stage(caller.team_id, id)
-        .await?
-        .ok_or_else(stage_not_found)?
-        .stage;
-    if let Some(name) = name {
-        stage.name = name;
-    }
-    patch.apply(&mut stage.meta);
-    stage.updated_at = clock.now();
-    store
-        .update_stage(&stage, position)
-        .await?
-        .ok_or_else(stage_not_found)
+    let now = clock.now();
+    let edited = store
+        .edit_stage(
+            caller.team_id,
+            id,
+            position,
+            Box::new(move |stage| {
+                stage.revise(name, patch, position.is_some(), now);
+                Ok(Vec::new())
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Stage)?)
 }
 
 /// Removes a stage and closes the gap in the order. While it holds topics: 409 unless `force`.

@@ -60,13 +60,21 @@ pub async fn update_tag(
     caller.require(Need::Write)?;
     let id = TagId::parse_required("id", id)?;
     let patch = TagPatch::new(input.name.as_deref(), input.color.as_deref())?;
-    let mut tag = tags.tag(caller.team_id, id).await?.ok_or_else(not_found)?;
-    patch.apply(&mut tag, clock.now());
-    match tags.update_tag(&tag).await {
-        Ok(true) => Ok(tag),
-        Ok(false) => Err(not_found()),
-        Err(e) => Err(named_conflict(e, &tag.name)),
-    }
+    let now = clock.now();
+    let name = patch.name.clone();
+    let edited = tags
+        .edit_tag(
+            caller.team_id,
+            id,
+            Box::new(move |tag| {
+                patch.apply(tag, now);
+                Ok(Vec::new())
+            }),
+        )
+        .await
+        // Only a new name can clash.
+        .map_err(|e| named_conflict(e, name.as_deref().unwrap_or_default()))?;
+    Ok(edited.into_result(Entity::Tag)?)
 }
 
 /// Removes the tag from the team and from every item carrying it.

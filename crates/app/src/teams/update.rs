@@ -7,7 +7,7 @@ use sounding_domain::{
     Entity,
 };
 
-use crate::error::{AppError, AppResult};
+use crate::error::AppResult;
 
 #[derive(Debug, Clone, Default)]
 pub struct UpdateTeam {
@@ -28,20 +28,26 @@ pub async fn update_team(
         input.allow_anonymous_feedback,
         input.public_board_moderation,
     )?;
-    let mut team = teams
-        .team(caller.team_id)
-        .await?
-        .ok_or(AppError::not_found(Entity::Team))?;
-    team.apply(patch, clock.now());
-    teams.update_team(&team).await?;
-    Ok(team)
+    let now = clock.now();
+    let edited = teams
+        .edit_team(
+            caller.team_id,
+            Box::new(move |team| {
+                team.apply(patch, now);
+                Ok(Vec::new())
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Team)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::AppError;
     use sounding_domain::{
         access::Role,
+        edit::Edited,
         ports::{MockClock, MockTeamStore},
         ApiKeyId, DomainError, TeamId, Timestamp, UserId,
     };
@@ -59,8 +65,7 @@ mod tests {
     #[tokio::test]
     async fn a_member_cannot_change_settings_and_nothing_is_written() {
         let mut teams = MockTeamStore::new();
-        teams.expect_update_team().never();
-        teams.expect_team().never();
+        teams.expect_edit_team().never();
         let err = update_team(
             &teams,
             &MockClock::new(),
@@ -79,14 +84,12 @@ mod tests {
         let mut team = Team::new("Acme", "acme", created).unwrap();
         team.id = caller.team_id;
         let mut teams = MockTeamStore::new();
-        teams
-            .expect_team()
-            .returning(move |_| Ok(Some(team.clone())));
-        teams
-            .expect_update_team()
-            .withf(|t| t.name == "Acme" && t.public_board_moderation && !t.allow_anonymous_feedback)
-            .times(1)
-            .returning(|_| Ok(()));
+        // The store runs the edit on the team as stored.
+        teams.expect_edit_team().times(1).returning(move |_, edit| {
+            let mut stored = team.clone();
+            assert!(edit(&mut stored).unwrap().is_empty(), "no events");
+            Ok(Edited::Changed(stored))
+        });
         let mut clock = MockClock::new();
         clock
             .expect_now()
@@ -101,5 +104,7 @@ mod tests {
             Timestamp::from_unix_seconds(99).unwrap()
         );
         assert_eq!(updated.created_at, created);
+        assert!(updated.public_board_moderation && !updated.allow_anonymous_feedback);
+        assert_eq!(updated.name, "Acme");
     }
 }

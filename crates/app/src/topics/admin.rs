@@ -106,41 +106,52 @@ pub async fn update_topic(
         }
         None => None,
     };
-    let mut view = store
-        .topic(caller.team_id, id)
-        .await?
-        .ok_or_else(topic_not_found)?;
     let now = clock.now();
-    patch.apply(&mut view.topic, now)?;
-    // A move to another stage is the topic's status change: its followers hear of it.
-    let previous_stage = target
-        .as_ref()
-        .filter(|stage| stage.id != view.topic.stage_id)
-        .map(|_| view.stage.name.clone());
-    if let Some(stage) = target {
-        view.topic.stage_id = stage.id;
-        view.topic.roadmap_id = stage.roadmap_id;
-        view.stage = StageRef {
-            id: stage.id,
-            name: stage.name,
-            order: stage.order,
-            is_private: stage.meta.is_private,
-        };
-    }
-    match changes.publish {
-        Some(true) if view.topic.published_at.is_none() => view.topic.published_at = Some(now),
-        Some(false) => view.topic.published_at = None,
-        _ => {}
-    }
-    let mut event = topic_event(EventKind::TopicsUpdate, &view, now);
-    if let Some(previous) = previous_stage {
-        event = event.notifying(notify::topic_stage(&view, &previous));
-    }
-    if store.update_topic(&view.topic, &[event]).await? {
-        Ok(view)
-    } else {
-        Err(topic_not_found())
-    }
+    let publish = changes.publish;
+    // Decided on the topic as stored, inside the write (`crate::edit` in the domain).
+    let edited = store
+        .edit_topic(
+            caller.team_id,
+            id,
+            Box::new(move |view| {
+                let before = view.clone();
+                patch.apply(&mut view.topic, now)?;
+                // A move to another stage is the topic's status change: its followers hear
+                // of it.
+                let previous_stage = target
+                    .as_ref()
+                    .filter(|stage| stage.id != view.topic.stage_id)
+                    .map(|_| view.stage.name.clone());
+                if let Some(stage) = target {
+                    view.topic.stage_id = stage.id;
+                    view.topic.roadmap_id = stage.roadmap_id;
+                    view.stage = StageRef {
+                        id: stage.id,
+                        name: stage.name,
+                        order: stage.order,
+                        is_private: stage.meta.is_private,
+                    };
+                }
+                match publish {
+                    Some(true) if view.topic.published_at.is_none() => {
+                        view.topic.published_at = Some(now)
+                    }
+                    Some(false) => view.topic.published_at = None,
+                    _ => {}
+                }
+                if *view == before {
+                    return Ok(Vec::new());
+                }
+                view.topic.updated_at = now;
+                let mut event = topic_event(EventKind::TopicsUpdate, view, now);
+                if let Some(previous) = previous_stage {
+                    event = event.notifying(notify::topic_stage(view, &previous));
+                }
+                Ok(vec![event])
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Topic)?)
 }
 
 /// Removes a topic with its comments, votes, follows and visits.

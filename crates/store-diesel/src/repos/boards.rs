@@ -10,6 +10,7 @@ use diesel::{
 };
 use sounding_domain::{
     board::{Board, BoardMeta, BoardView},
+    edit::{Edit, Edited},
     ids::{BoardId, TeamId},
     ports::{conflicts, BoardStore, StoreResult},
 };
@@ -18,6 +19,7 @@ use time::PrimitiveDateTime;
 use super::{from_db_time, parse_id, to_db_time};
 use crate::{
     connection::DbConnection,
+    edits::locked,
     error::{DbError, DbResult},
     schema::{feedback, feedback_boards},
     tx::write_tx,
@@ -219,14 +221,39 @@ impl BoardStore for DieselStore {
         .await
     }
 
-    async fn update_board(&self, board: &Board) -> StoreResult<()> {
-        let row = BoardRow::from(board);
-        self.run(move |conn| {
-            write_tx(conn, |conn| {
-                // Checked first so the answer does not depend on whether the board still
-                // exists (as in the in-memory store); the unique index backs it up.
-                if slug_taken(conn, &row.team_id, &row.slug, Some(&row.id))? {
-                    return Err(DbError::Conflict(conflicts::BOARD_SLUG));
+    async fn edit_board(
+        &self,
+        team: TeamId,
+        id: BoardId,
+        edit: Edit<BoardView>,
+    ) -> StoreResult<Edited<BoardView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            move |conn| {
+                let Some(row) = locked!(
+                    conn,
+                    feedback_boards::table
+                        .filter(feedback_boards::id.eq(&id))
+                        .filter(feedback_boards::team_id.eq(&team))
+                        .select(BoardRow::as_select())
+                )?
+                else {
+                    return Ok(None);
+                };
+                let count = counted_feedback!(&team)
+                    .filter(feedback::board_id.eq(&id))
+                    .count()
+                    .get_result::<i64>(conn)?;
+                row.into_view(count).map(Some)
+            },
+            |conn, before, after| {
+                let row = BoardRow::from(&after.board);
+                // Checked first, so the unique index only backs it up.
+                if after.board.slug != before.board.slug
+                    && slug_taken(conn, &row.team_id, &row.slug, Some(&row.id))?
+                {
+                    return Err(DbError::Conflict(conflicts::BOARD_SLUG).into());
                 }
                 diesel::update(
                     feedback_boards::table
@@ -234,10 +261,11 @@ impl BoardStore for DieselStore {
                         .filter(feedback_boards::team_id.eq(&row.team_id)),
                 )
                 .set(&row)
-                .execute(conn)?;
+                .execute(conn)
+                .map_err(DbError::from)?;
                 Ok(())
-            })
-        })
+            },
+        )
         .await
     }
 

@@ -9,10 +9,11 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use diesel::{dsl::count_star, prelude::*};
 use sounding_domain::{
+    edit::{self, Blocked, Edit, Edited},
     ids::{RoadmapId, StageId, TeamId},
     ports::{conflicts, RoadmapStore, StoreResult},
     roadmap::Roadmap,
-    stage::{place, Stage, StageMeta, StageView},
+    stage::{self, place, Stage, StageMeta, StageView},
 };
 use time::PrimitiveDateTime;
 
@@ -22,6 +23,7 @@ use super::{
 };
 use crate::{
     connection::DbConnection,
+    edits::locked,
     error::{DbError, DbResult},
     schema::{roadmaps, stages, topics},
     tx::write_tx,
@@ -80,7 +82,7 @@ struct StageRow {
     updated_at: PrimitiveDateTime,
 }
 
-/// What `update_stage` saves besides the position: the name and the meta.
+/// What `edit_stage` saves besides the position: the name and the meta.
 #[derive(AsChangeset)]
 #[diesel(table_name = stages, treat_none_as_null = true)]
 struct StageChanges {
@@ -209,14 +211,6 @@ fn renumber(
     Ok(())
 }
 
-/// The 1-based position of `id` in `order`.
-fn position_of(order: &[StageId], id: StageId) -> i64 {
-    order
-        .iter()
-        .position(|s| *s == id)
-        .map_or(0, |i| i as i64 + 1)
-}
-
 /// The stage's roadmap, if the team has the stage.
 fn stage_roadmap(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<String>> {
     Ok(stages::table
@@ -281,24 +275,39 @@ impl RoadmapStore for DieselStore {
         .await
     }
 
-    async fn update_roadmap(&self, roadmap: &Roadmap) -> StoreResult<bool> {
-        let row = RoadmapRow::from(roadmap);
-        self.run(move |conn| {
-            write_tx(conn, |conn| {
-                let updated = diesel::update(
+    async fn edit_roadmap(
+        &self,
+        team: TeamId,
+        id: RoadmapId,
+        edit: Edit<Roadmap>,
+    ) -> StoreResult<Edited<Roadmap>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            move |conn| {
+                locked!(
+                    conn,
                     roadmaps::table
-                        .filter(roadmaps::id.eq(&row.id))
-                        .filter(roadmaps::team_id.eq(&row.team_id)),
-                )
-                .set((
-                    roadmaps::name.eq(&row.name),
-                    roadmaps::description.eq(&row.description),
-                    roadmaps::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)?;
-                Ok(updated > 0)
-            })
-        })
+                        .filter(roadmaps::id.eq(&id))
+                        .filter(roadmaps::team_id.eq(&team))
+                        .select(RoadmapRow::as_select())
+                )?
+                .map(RoadmapRow::into_domain)
+                .transpose()
+            },
+            |conn, _, after| {
+                let row = RoadmapRow::from(after);
+                diesel::update(roadmaps::table.find(&row.id))
+                    .set((
+                        roadmaps::name.eq(&row.name),
+                        roadmaps::description.eq(&row.description),
+                        roadmaps::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)
+                    .map_err(DbError::from)?;
+                Ok(())
+            },
+        )
         .await
     }
 
@@ -342,7 +351,7 @@ impl RoadmapStore for DieselStore {
                 let current = ordered_stages(conn, &roadmap)?;
                 let ids: Vec<StageId> = current.iter().map(|(id, _)| *id).collect();
                 let order = place(&ids, stage.id, position);
-                let at = position_of(&order, stage.id);
+                let at = stage::order_of(&order, stage.id);
                 diesel::insert_into(stages::table)
                     .values(&StageRow::new(&stage, at))
                     .execute(conn)?;
@@ -422,39 +431,42 @@ impl RoadmapStore for DieselStore {
         .await
     }
 
-    async fn update_stage(
+    async fn edit_stage(
         &self,
-        stage: &Stage,
+        team: TeamId,
+        id: StageId,
         position: Option<i64>,
-    ) -> StoreResult<Option<Stage>> {
-        let (team, id) = (stage.team_id.to_string(), stage.id.to_string());
-        let stage_id = stage.id;
-        let changes = StageChanges::of(stage);
+        edit: Edit<Stage>,
+    ) -> StoreResult<Edited<Stage>> {
+        let (team, stage_id) = (team.to_string(), id);
+        let id = id.to_string();
         self.run(move |conn| {
             write_tx(conn, |conn| {
                 let Some(roadmap) = stage_roadmap(conn, &team, &id)? else {
-                    return Ok(None);
+                    return Ok(Edited::Gone);
                 };
                 if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
-                    return Ok(None);
+                    return Ok(Edited::Gone);
                 }
-                // Read again under the lock: the stage may have gone meanwhile.
-                let current = ordered_stages(conn, &roadmap)?;
-                let ids: Vec<StageId> = current.iter().map(|(id, _)| *id).collect();
-                if !ids.contains(&stage_id) {
-                    return Ok(None);
-                }
-                let order = place(&ids, stage_id, position);
-                diesel::update(stages::table.find(&id))
-                    .set(&changes)
-                    .execute(conn)?;
-                renumber(conn, &current, &order)?;
-                stages::table
+                // Read under the roadmap's lock, which every change of its stages takes.
+                let found = stages::table
                     .find(&id)
                     .select(StageRow::as_select())
-                    .get_result(conn)?
-                    .into_domain()
-                    .map(Some)
+                    .get_result(conn)
+                    .optional()?
+                    .map(StageRow::into_domain)
+                    .transpose()?;
+                let current = ordered_stages(conn, &roadmap)?;
+                let ids: Vec<StageId> = current.iter().map(|(id, _)| *id).collect();
+                let order = place(&ids, stage_id, position);
+                let at = stage::order_of(&order, stage_id);
+                edit::run(found, stage::placed(edit, at), |_, after, _| {
+                    diesel::update(stages::table.find(&id))
+                        .set(&StageChanges::of(after))
+                        .execute(conn)
+                        .map_err(DbError::from)?;
+                    Ok::<_, Blocked<DbError>>(renumber(conn, &current, &order)?)
+                })
             })
         })
         .await

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
+    edit::{Edit, Edited},
     ids::{TagId, TeamId},
     ports::{StoreResult, TagStore},
     tag::{self, Tag, TagRef},
@@ -16,7 +17,8 @@ use time::PrimitiveDateTime;
 use super::{from_db_time, parse_id, to_db_time};
 use crate::{
     connection::DbConnection,
-    error::DbResult,
+    edits::locked,
+    error::{DbError, DbResult},
     one_of::{distinct, one_of},
     schema::{feedback_tags, tags},
     tx::write_tx,
@@ -171,25 +173,36 @@ impl TagStore for DieselStore {
         .await
     }
 
-    async fn update_tag(&self, tag: &Tag) -> StoreResult<bool> {
-        let row = TagRow::from(tag);
-        self.run(move |conn| {
-            write_tx(conn, |conn| {
-                let updated = diesel::update(
+    async fn edit_tag(&self, team: TeamId, id: TagId, edit: Edit<Tag>) -> StoreResult<Edited<Tag>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            move |conn| {
+                locked!(
+                    conn,
                     tags::table
-                        .filter(tags::id.eq(&row.id))
-                        .filter(tags::team_id.eq(&row.team_id)),
-                )
-                .set((
-                    tags::name.eq(&row.name),
-                    tags::name_key.eq(&row.name_key),
-                    tags::color.eq(&row.color),
-                    tags::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)?;
-                Ok(updated > 0)
-            })
-        })
+                        .filter(tags::id.eq(&id))
+                        .filter(tags::team_id.eq(&team))
+                        .select(TagRow::as_select())
+                )?
+                .map(TagRow::into_domain)
+                .transpose()
+            },
+            |conn, _, after| {
+                // A taken name violates the unique index on the name key (`tag_name`).
+                let row = TagRow::from(after);
+                diesel::update(tags::table.find(&row.id))
+                    .set((
+                        tags::name.eq(&row.name),
+                        tags::name_key.eq(&row.name_key),
+                        tags::color.eq(&row.color),
+                        tags::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)
+                    .map_err(DbError::from)?;
+                Ok(())
+            },
+        )
         .await
     }
 

@@ -5,6 +5,7 @@ use diesel::prelude::*;
 use sounding_domain::{
     access::TeamUser,
     api_key::ApiKey,
+    edit::{Edit, Edited},
     ids::TeamId,
     ports::{StoreResult, TeamStore},
     team::Team,
@@ -16,7 +17,8 @@ use super::{
     from_db_time, parse_id, to_db_time,
 };
 use crate::{
-    error::DbResult,
+    edits::locked,
+    error::{DbError, DbResult},
     schema::{api_keys, team_users, teams},
     tx::write_tx,
     DieselStore,
@@ -124,17 +126,24 @@ impl TeamStore for DieselStore {
         .await
     }
 
-    async fn update_team(&self, team: &Team) -> StoreResult<()> {
-        let row = TeamRow::from(team);
-        self.run(move |conn| {
-            write_tx(conn, |conn| {
-                // Like the in-memory store, updating a team that is gone changes nothing.
+    async fn edit_team(&self, id: TeamId, edit: Edit<Team>) -> StoreResult<Edited<Team>> {
+        let id = id.to_string();
+        self.edit(
+            edit,
+            move |conn| {
+                locked!(conn, teams::table.find(&id).select(TeamRow::as_select()))?
+                    .map(TeamRow::into_domain)
+                    .transpose()
+            },
+            |conn, _, after| {
+                let row = TeamRow::from(after);
                 diesel::update(teams::table.find(&row.id))
                     .set(&row)
-                    .execute(conn)?;
+                    .execute(conn)
+                    .map_err(DbError::from)?;
                 Ok(())
-            })
-        })
+            },
+        )
         .await
     }
 }

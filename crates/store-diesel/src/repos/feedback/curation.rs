@@ -4,11 +4,10 @@
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
-    event::NewEvent,
     feedback::{Feedback, FeedbackStatus},
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeEvents, MergeOutcome},
-    ids::{BoardId, TagId, TeamId},
-    ports::{FeedbackCurationStore, Retagged, StoreResult},
+    ids::{BoardId, TeamId},
+    ports::{FeedbackCurationStore, StoreResult},
 };
 
 use super::{
@@ -20,14 +19,14 @@ use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
     raw_sql::RawSql,
-    repos::{outbox::insert_events, tags::known_tags},
+    repos::outbox::insert_events,
     schema::{feedback, feedback_comments, feedback_follows, feedback_tags, feedback_votes},
     tx::write_tx,
     DieselStore,
 };
 
 /// Saves every field of the item but its counts; whether it was there.
-fn save_fields(conn: &mut DbConnection, feedback: &Feedback) -> DbResult<bool> {
+pub(super) fn save_fields(conn: &mut DbConnection, feedback: &Feedback) -> DbResult<bool> {
     let changes = FeedbackChanges::of(feedback)?;
     let updated = diesel::update(
         feedback::table
@@ -37,6 +36,33 @@ fn save_fields(conn: &mut DbConnection, feedback: &Feedback) -> DbResult<bool> {
     .set(&changes)
     .execute(conn)?;
     Ok(updated > 0)
+}
+
+/// Replaces the item's tags with `tags` (all of the team's; checked by the caller).
+pub(super) fn retag(
+    conn: &mut DbConnection,
+    team: &str,
+    id: &str,
+    tags: &[String],
+) -> DbResult<()> {
+    diesel::delete(feedback_tags::table.filter(feedback_tags::feedback_id.eq(id))).execute(conn)?;
+    if !tags.is_empty() {
+        let rows: Vec<_> = tags
+            .iter()
+            .map(|tag| {
+                (
+                    feedback_tags::feedback_id.eq(id),
+                    feedback_tags::tag_id.eq(tag),
+                    feedback_tags::team_id.eq(team),
+                )
+            })
+            .collect();
+        // Batch inserts are per backend in diesel.
+        per_backend!(conn, |inner| diesel::insert_into(feedback_tags::table)
+            .values(&rows)
+            .execute(inner))?;
+    }
+    Ok(())
 }
 
 /// Sets the item's vote and comment counts to the number of its rows.
@@ -58,16 +84,6 @@ fn recount(conn: &mut DbConnection, id: &str) -> DbResult<()> {
     Ok(())
 }
 
-/// Whether the item is archived, when it exists in the team.
-fn archived(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<bool>> {
-    Ok(feedback::table
-        .filter(feedback::id.eq(id))
-        .filter(feedback::team_id.eq(team))
-        .select(feedback::archived_at.is_not_null())
-        .get_result::<bool>(conn)
-        .optional()?)
-}
-
 #[derive(QueryableByName)]
 struct StatusCount {
     #[diesel(sql_type = diesel::sql_types::Text)]
@@ -81,55 +97,6 @@ const ARCHIVED: &str = "archived";
 
 #[async_trait]
 impl FeedbackCurationStore for DieselStore {
-    async fn update_feedback_tagged(
-        &self,
-        feedback: &Feedback,
-        tags: &[TagId],
-        events: &[NewEvent],
-    ) -> StoreResult<Retagged> {
-        let events = events.to_vec();
-        let feedback = feedback.clone();
-        let mut tag_ids: Vec<String> = tags.iter().map(ToString::to_string).collect();
-        tag_ids.sort();
-        tag_ids.dedup();
-        self.run(move |conn| {
-            write_tx(conn, |conn| {
-                let (team, id) = (feedback.team_id.to_string(), feedback.id.to_string());
-                // Locked first on PostgreSQL, so a concurrent delete of the item waits.
-                if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
-                    return Ok(Retagged::FeedbackGone);
-                }
-                if known_tags(conn, &team, &tag_ids)? != tag_ids.len() as i64 {
-                    return Ok(Retagged::UnknownTag);
-                }
-                if !save_fields(conn, &feedback)? {
-                    return Ok(Retagged::FeedbackGone);
-                }
-                diesel::delete(feedback_tags::table.filter(feedback_tags::feedback_id.eq(&id)))
-                    .execute(conn)?;
-                if !tag_ids.is_empty() {
-                    let rows: Vec<_> = tag_ids
-                        .iter()
-                        .map(|tag| {
-                            (
-                                feedback_tags::feedback_id.eq(&id),
-                                feedback_tags::tag_id.eq(tag),
-                                feedback_tags::team_id.eq(&team),
-                            )
-                        })
-                        .collect();
-                    // Batch inserts are per backend in diesel.
-                    per_backend!(conn, |inner| diesel::insert_into(feedback_tags::table)
-                        .values(&rows)
-                        .execute(inner))?;
-                }
-                insert_events(conn, &events)?;
-                Ok(Retagged::Saved)
-            })
-        })
-        .await
-    }
-
     async fn merge_feedback(
         &self,
         merge: &FeedbackMerge,
@@ -138,8 +105,8 @@ impl FeedbackCurationStore for DieselStore {
         let merge = merge.clone();
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                let team = merge.source.team_id.to_string();
-                let (source, target) = (merge.source.id.to_string(), merge.target.id.to_string());
+                let team = merge.team_id.to_string();
+                let (source, target) = (merge.source_id.to_string(), merge.target_id.to_string());
                 // Both rows locked, in id order so two opposite merges cannot deadlock.
                 let mut order = [source.as_str(), target.as_str()];
                 order.sort_unstable();
@@ -148,15 +115,31 @@ impl FeedbackCurationStore for DieselStore {
                         return Ok(MergeOutcome::Missing);
                     }
                 }
+                // Read under the locks, so a change committed to either item meanwhile is
+                // kept (`FeedbackMerge::apply` changes only what a merge changes).
+                let mut items = Vec::with_capacity(2);
                 for id in [&source, &target] {
-                    match archived(conn, &team, id)? {
-                        None => return Ok(MergeOutcome::Missing),
-                        Some(true) => return Ok(MergeOutcome::Archived),
-                        Some(false) => {}
+                    let Some(row) = feedback::table
+                        .find(id)
+                        .select(FeedbackRow::as_select())
+                        .get_result(conn)
+                        .optional()?
+                    else {
+                        return Ok(MergeOutcome::Missing);
+                    };
+                    let item = row.into_feedback()?;
+                    if item.archived_at.is_some() {
+                        return Ok(MergeOutcome::Archived);
                     }
+                    items.push(item);
                 }
-                save_fields(conn, &merge.source)?;
-                save_fields(conn, &merge.target)?;
+                let (Some(mut target_item), Some(mut source_item)) = (items.pop(), items.pop())
+                else {
+                    return Ok(MergeOutcome::Missing);
+                };
+                merge.apply(&mut source_item, &mut target_item);
+                save_fields(conn, &source_item)?;
+                save_fields(conn, &target_item)?;
 
                 // Votes and follows: the source's rows of subscribers the target already has
                 // go; the rest move. Comments all move.

@@ -13,6 +13,7 @@ mod rows;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
+    edit::{Blocked, Edit, Edited},
     event::NewEvent,
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
@@ -21,10 +22,13 @@ use sounding_domain::{
     page::Paged,
     ports::{FeedbackStore, StoreResult},
     timestamp::Timestamp,
+    DomainError, Entity,
 };
 
-use self::rows::{follow, views, CommentRow, FeedbackChanges, FeedbackRow, FollowRow, VoteRow};
-use super::{outbox::insert_events, parse_id, subscribers::people_by_id, to_db_time};
+use self::rows::{follow, views, CommentRow, FeedbackRow, FollowRow, VoteRow};
+use super::{
+    outbox::insert_events, parse_id, subscribers::people_by_id, tags::known_tags, to_db_time,
+};
 use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
@@ -187,27 +191,50 @@ impl FeedbackStore for DieselStore {
             .await
     }
 
-    async fn update_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<bool> {
-        let events = events.to_vec();
-        let (id, team) = (feedback.id.to_string(), feedback.team_id.to_string());
-        let changes = FeedbackChanges::of(feedback);
-        self.run(move |conn| {
-            let changes = changes?;
-            write_tx(conn, |conn| {
-                let updated = diesel::update(
-                    feedback::table
-                        .filter(feedback::id.eq(&id))
-                        .filter(feedback::team_id.eq(&team)),
-                )
-                .set(&changes)
-                .execute(conn)?;
-                if updated == 0 {
-                    return Ok(false);
+    async fn edit_feedback(
+        &self,
+        team: TeamId,
+        id: FeedbackId,
+        edit: Edit<FeedbackView>,
+    ) -> StoreResult<Edited<FeedbackView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            move |conn| {
+                // Locked first on PostgreSQL: a concurrent edit, vote or delete of the item
+                // waits for this one.
+                if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
+                    return Ok(None);
                 }
-                insert_events(conn, &events)?;
-                Ok(true)
-            })
-        })
+                read_view(conn, &team, Key::Id(id))
+            },
+            |conn, before, after| {
+                let (team, id) = (
+                    after.feedback.team_id.to_string(),
+                    after.feedback.id.to_string(),
+                );
+                let tags = (before.tags != after.tags).then(|| {
+                    let mut ids: Vec<String> =
+                        after.tags.iter().map(|t| t.id.to_string()).collect();
+                    ids.sort();
+                    ids.dedup();
+                    ids
+                });
+                // Refused before anything is written.
+                if let Some(tags) = &tags {
+                    if known_tags(conn, &team, tags)? != tags.len() as i64 {
+                        return Err(Blocked::Refused(DomainError::NotFound(Entity::Tag)));
+                    }
+                }
+                if before.feedback != after.feedback {
+                    curation::save_fields(conn, &after.feedback)?;
+                }
+                if let Some(tags) = &tags {
+                    curation::retag(conn, &team, &id, tags)?;
+                }
+                Ok(())
+            },
+        )
         .await
     }
 

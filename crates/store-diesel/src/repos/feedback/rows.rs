@@ -94,7 +94,7 @@ impl FeedbackRow {
         })
     }
 
-    fn into_feedback(self) -> DbResult<Feedback> {
+    pub(super) fn into_feedback(self) -> DbResult<Feedback> {
         Ok(Feedback {
             id: parse_id("feedback.id", &self.id)?,
             team_id: parse_id("feedback.team_id", &self.team_id)?,

@@ -13,6 +13,7 @@ mod threads;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
+    edit::{Edit, Edited},
     event::NewEvent,
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::Paged,
@@ -28,7 +29,7 @@ use self::rows::{follow, views, CommentRow, FollowRow, TopicChanges, TopicRow, V
 use super::{outbox::insert_events, parse_id, subscribers::SubscriberRow, to_db_time};
 use crate::{
     connection::{per_backend, DbConnection},
-    error::DbResult,
+    error::{DbError, DbResult},
     raw_sql::{add_to_count, KeptCount},
     schema::{
         stages, subscribers, topic_comments, topic_follows, topic_visits, topic_votes, topics,
@@ -239,27 +240,35 @@ impl TopicStore for DieselStore {
             .await
     }
 
-    async fn update_topic(&self, topic: &Topic, events: &[NewEvent]) -> StoreResult<bool> {
-        let events = events.to_vec();
-        let (id, team) = (topic.id.to_string(), topic.team_id.to_string());
-        let changes = TopicChanges::of(topic);
-        self.run(move |conn| {
-            let changes = changes?;
-            write_tx(conn, |conn| {
-                let updated = diesel::update(
-                    topics::table
-                        .filter(topics::id.eq(&id))
-                        .filter(topics::team_id.eq(&team)),
-                )
-                .set(&changes)
-                .execute(conn)?;
-                if updated == 0 {
-                    return Ok(false);
+    async fn edit_topic(
+        &self,
+        team: TeamId,
+        id: TopicId,
+        edit: Edit<TopicView>,
+    ) -> StoreResult<Edited<TopicView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            move |conn| {
+                // Locked first on PostgreSQL: a concurrent edit, vote or delete waits.
+                if lock_topic(conn, &team, &id, Lock::Update)?.is_none() {
+                    return Ok(None);
                 }
-                insert_events(conn, &events)?;
-                Ok(true)
-            })
-        })
+                read_view(conn, &team, Key::Id(id))
+            },
+            |conn, _, after| {
+                let topic = &after.topic;
+                diesel::update(
+                    topics::table
+                        .filter(topics::id.eq(topic.id.to_string()))
+                        .filter(topics::team_id.eq(topic.team_id.to_string())),
+                )
+                .set(&TopicChanges::of(topic)?)
+                .execute(conn)
+                .map_err(DbError::from)?;
+                Ok(())
+            },
+        )
         .await
     }
 
