@@ -9,7 +9,7 @@ use sounding_domain::{
     FeedbackId,
 };
 
-use super::{feedback_event, feedback_not_found, team_feedback};
+use super::{feedback_event, feedback_not_found, readable_feedback, team_feedback};
 use crate::error::{AppError, AppResult};
 
 async fn remove(
@@ -48,7 +48,8 @@ pub async fn delete_public_feedback(
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
-    let view = team_feedback(store, &Caller::Subscriber(session.clone()), id).await?;
+    // What the caller may not read is not found, as for `feedbacks.info`.
+    let view = readable_feedback(store, &Caller::Subscriber(session.clone()), id).await?;
     if view.feedback.creator_id != session.subscriber.id {
         return Err(AppError::forbidden(
             "You do not have permission to delete this feedback",

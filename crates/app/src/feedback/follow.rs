@@ -29,6 +29,8 @@ pub async fn unfollow_feedback(
     feedback_id: Option<&str>,
 ) -> AppResult<FeedbackId> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
+    // What the caller may not read is not found, as for `feedbacks.info`.
+    ensure_feedback_readable(store, &Caller::Subscriber(session.clone()), id).await?;
     set(store, clock, session, id, false).await
 }
 

@@ -64,13 +64,15 @@ pub async fn cast_vote(
     }
 }
 
-/// Removes the subscriber's vote if there is one; the count after. Idempotent.
+/// Removes the subscriber's vote if there is one; the count after. Idempotent. An item the
+/// caller may not read is not found, as for `feedbacks.info` (nothing changes).
 pub async fn retract_vote(
     store: &dyn Store,
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<i64> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
+    ensure_feedback_readable(store, &Caller::Subscriber(session.clone()), id).await?;
     let subscriber = &session.subscriber;
     store
         .retract_vote(subscriber.team_id, id, subscriber.id)

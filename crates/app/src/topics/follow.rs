@@ -27,6 +27,8 @@ pub async fn unfollow_topic(
     id: Option<&str>,
 ) -> AppResult<TopicId> {
     let id = TopicId::parse_required("id", id)?;
+    // What the caller may not read is not found, as for `topics.info`.
+    visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
     set(store, clock, session, id, false).await
 }
 

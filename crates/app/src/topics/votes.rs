@@ -67,6 +67,8 @@ pub async fn retract_topic_vote(
         return Err(Literal::BadRequest.into());
     };
     let id = TopicId::parse_required("id", id)?;
+    // What the caller may not read is not found, as for `topics.info`.
+    visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
     let s = &session.subscriber;
     store
         .retract_topic_vote(s.team_id, id, s.id)
