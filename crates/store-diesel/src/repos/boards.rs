@@ -95,6 +95,15 @@ macro_rules! counted_feedback {
     };
 }
 
+/// The board's view: the row with its feedback counted.
+fn counted(conn: &mut DbConnection, row: BoardRow) -> DbResult<BoardView> {
+    let count = counted_feedback!(&row.team_id)
+        .filter(feedback::board_id.eq(&row.id))
+        .count()
+        .get_result::<i64>(conn)?;
+    row.into_view(count)
+}
+
 /// Whether another board of the team (not `except`) already has the slug.
 fn slug_taken(
     conn: &mut DbConnection,
@@ -194,11 +203,7 @@ impl BoardStore for DieselStore {
             else {
                 return Ok(None);
             };
-            let count = counted_feedback!(&team)
-                .filter(feedback::board_id.eq(&id))
-                .count()
-                .get_result::<i64>(conn)?;
-            row.into_view(count).map(Some)
+            counted(conn, row).map(Some)
         })
         .await
     }
@@ -241,11 +246,7 @@ impl BoardStore for DieselStore {
                 else {
                     return Ok(None);
                 };
-                let count = counted_feedback!(&team)
-                    .filter(feedback::board_id.eq(&id))
-                    .count()
-                    .get_result::<i64>(conn)?;
-                row.into_view(count).map(Some)
+                counted(conn, row).map(Some)
             },
             |conn, before, after| {
                 let row = BoardRow::from(&after.board);
