@@ -68,3 +68,37 @@ pub(super) fn prune(conn: &mut DbConnection, before: Timestamp, limit: i64) -> D
 
     Ok(Pruned { deliveries, events })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prune_walks_the_partial_indexes_and_scans_no_table() {
+        let mut conn = crate::migrations::scratch_sqlite();
+        let before = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
+        let plans = crate::raw_sql::plans::explained(&mut conn, |conn| {
+            assert_eq!(prune(conn, before, 250).unwrap(), Pruned::default());
+        });
+        assert_eq!(plans.len(), 2, "{plans:?}");
+        let (deliveries, events) = (&plans[0], &plans[1]);
+        assert!(
+            deliveries.1.contains("webhook_deliveries_finished_idx"),
+            "finished deliveries, oldest first, through their index: {deliveries:?}"
+        );
+        assert!(
+            events.1.contains("outbox_events_dispatched_idx")
+                && events
+                    .1
+                    .contains("webhook_deliveries_event_id_webhook_id_key"),
+            "fanned-out events, oldest first, each checked for deliveries by index: {events:?}"
+        );
+        for (sql, plan) in &plans {
+            assert!(
+                !plan.contains("SCAN d") && !plan.contains("SCAN e"),
+                "{sql}: {plan}"
+            );
+            assert!(!plan.contains("TEMP B-TREE"), "{sql}: {plan}");
+        }
+    }
+}
