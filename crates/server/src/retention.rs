@@ -1,7 +1,7 @@
 //! The retention task of one instance: prunes finished webhook history older than
 //! `SOUNDING_EVENT_RETENTION` (`sounding_app::automation::prune_history`) at least once a
-//! minute, a batch per transaction, again at once (after a short pause that lets other
-//! writes in) while batches come back full.
+//! minute (the first time one interval after start), a batch per transaction, and again at
+//! once (after a short pause that lets other writes in) while batches come back full.
 //!
 //! It runs on every `sounding serve`, also with `SOUNDING_WEBHOOKS=off`: the history a
 //! delivering instance finished (on a shared database, or before delivery was turned off)
@@ -60,11 +60,17 @@ async fn run(
 ) {
     let interval = prune_interval(retention);
     tracing::debug!(?retention, ?interval, "retention task started");
+    // The first prune one interval after start: start-up has enough to do.
+    let mut pause = interval;
     loop {
-        let mut pause = interval;
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            _ = stopped.changed() => break,
+        }
         if *stopped.borrow() {
             break;
         }
+        pause = interval;
         match prune_history(&*store, &*clock, retention, PRUNE_BATCH).await {
             Ok(pruned) => {
                 if pruned.deliveries + pruned.events > 0 {
@@ -75,10 +81,6 @@ async fn run(
                 }
             }
             Err(error) => tracing::warn!(%error, "pruning webhook history failed"),
-        }
-        tokio::select! {
-            () = tokio::time::sleep(pause) => {}
-            _ = stopped.changed() => {}
         }
     }
     tracing::debug!("retention task stopped");
