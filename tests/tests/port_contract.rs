@@ -185,6 +185,9 @@ port_contract!(
         redelivery_resets_a_delivery_of_the_team,
         concurrent_leasing_delivers_each_delivery_exactly_once,
         deliveries_are_filtered_and_paged_newest_first,
+        pruning_deletes_only_finished_history_older_than_the_cutoff,
+        pruning_takes_at_most_the_limit_of_each_kind_oldest_first,
+        concurrent_prunes_delete_each_row_once,
     ],
     notifications: [
         feedback_followers_but_the_actor_are_notified_with_the_write,

@@ -20,6 +20,7 @@ pub mod names;
 pub mod notification;
 pub mod page;
 pub mod ports;
+pub mod retention;
 pub mod roadmap;
 pub mod slug;
 pub mod stage;

@@ -594,6 +594,16 @@ pub trait WebhookStore: Send + Sync {
         id: crate::ids::DeliveryId,
         now: Timestamp,
     ) -> StoreResult<bool>;
+    /// Retention: deletes up to `limit` finished deliveries last changed before `before`, then
+    /// up to `limit` outbox events fanned out before `before` with no delivery left
+    /// (`retention`'s rules) — one short transaction. Pending deliveries, events not yet
+    /// fanned out and events with a delivery left are never deleted. Safe to run on several
+    /// instances at once: rows another prune holds are skipped, never waited for.
+    async fn prune_finished(
+        &self,
+        before: Timestamp,
+        limit: i64,
+    ) -> StoreResult<crate::retention::Pruned>;
 }
 
 /// Looks up the addresses a host name has now, so a webhook target that resolves to a private

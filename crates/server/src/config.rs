@@ -3,7 +3,7 @@
 
 use std::{collections::HashMap, fmt, str::FromStr, time::Duration};
 
-use sounding_domain::token::MIN_SECRET_BYTES;
+use sounding_domain::{retention::DEFAULT_RETENTION, token::MIN_SECRET_BYTES};
 
 pub const DATABASE_URL: &str = "SOUNDING_DATABASE_URL";
 pub const BIND: &str = "SOUNDING_BIND";
@@ -20,6 +20,7 @@ pub const WEBHOOK_ALLOW_PRIVATE: &str = "SOUNDING_WEBHOOK_ALLOW_PRIVATE";
 pub const WEBHOOK_TIMEOUT_MS: &str = "SOUNDING_WEBHOOK_TIMEOUT_MS";
 pub const WEBHOOK_RETRY_SCALE: &str = "SOUNDING_WEBHOOK_RETRY_SCALE";
 pub const WEBHOOK_POLL_MS: &str = "SOUNDING_WEBHOOK_POLL_MS";
+pub const EVENT_RETENTION: &str = "SOUNDING_EVENT_RETENTION";
 pub const READ_CACHE_MB: &str = "SOUNDING_READ_CACHE_MB";
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://sounding.db";
@@ -32,7 +33,7 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_READ_CACHE_MB: u64 = 24;
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 16] = [
+pub const VARIABLES: [&str; 17] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -48,6 +49,7 @@ pub const VARIABLES: [&str; 16] = [
     WEBHOOK_TIMEOUT_MS,
     WEBHOOK_RETRY_SCALE,
     WEBHOOK_POLL_MS,
+    EVENT_RETENTION,
     READ_CACHE_MB,
 ];
 
@@ -99,6 +101,9 @@ pub struct Config {
     /// How long a client may take to send a request's whole body once its headers are in.
     pub request_body_timeout: Duration,
     pub webhooks: WebhookConfig,
+    /// How long finished webhook history (delivered or failed deliveries, fanned-out events
+    /// with nothing left to deliver) is kept before it is pruned.
+    pub event_retention: Duration,
     /// SQLite: how many MiB of answers the read cache may keep (0: no cache).
     pub read_cache_mb: u64,
 }
@@ -118,6 +123,7 @@ impl Config {
             request_head_timeout: DEFAULT_REQUEST_HEAD_TIMEOUT,
             request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
             webhooks: WebhookConfig::default(),
+            event_retention: DEFAULT_RETENTION,
             read_cache_mb: DEFAULT_READ_CACHE_MB,
         }
     }
@@ -186,6 +192,14 @@ impl Config {
         if let Some(raw) = get(WEBHOOK_POLL_MS) {
             config.webhooks.poll_interval = Duration::from_millis(positive(WEBHOOK_POLL_MS, raw)?);
         }
+        if let Some(raw) = get(EVENT_RETENTION) {
+            config.event_retention = parse_duration(raw).ok_or_else(|| {
+                ConfigError::new(
+                    EVENT_RETENTION,
+                    format!("must be a duration such as 7d, 12h, 30m or 45s, got {raw:?}"),
+                )
+            })?;
+        }
         if let Some(raw) = get(READ_CACHE_MB) {
             config.read_cache_mb = raw
                 .trim()
@@ -246,6 +260,8 @@ impl fmt::Debug for Config {
             .field("log_format", &self.log_format)
             .field("workers", &self.workers)
             .field("webhooks", &self.webhooks)
+            .field("event_retention", &self.event_retention)
+            .field("read_cache_mb", &self.read_cache_mb)
             .finish()
     }
 }
@@ -290,6 +306,30 @@ fn database_url(source: &str, raw: &str) -> Result<String, ConfigError> {
         ))
     }
 }
+
+/// A positive whole number with a unit: `45s`, `30m`, `12h` or `7d` (at most 100 years).
+pub fn parse_duration(raw: &str) -> Option<Duration> {
+    let raw = raw.trim();
+    let unit = raw.chars().last()?;
+    let seconds: u64 = match unit.to_ascii_lowercase() {
+        's' => 1,
+        'm' => 60,
+        'h' => 60 * 60,
+        'd' => 24 * 60 * 60,
+        _ => return None,
+    };
+    let number = &raw[..raw.len() - unit.len_utf8()];
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let total = number.parse::<u64>().ok()?.checked_mul(seconds)?;
+    (1..=MAX_DURATION_SECS)
+        .contains(&total)
+        .then(|| Duration::from_secs(total))
+}
+
+/// 100 years: far beyond any sensible retention, and far from overflowing a timestamp.
+const MAX_DURATION_SECS: u64 = 100 * 366 * 24 * 60 * 60;
 
 fn positive<T: FromStr + PartialOrd + From<u8>>(name: &str, raw: &str) -> Result<T, ConfigError> {
     raw.trim()
@@ -431,6 +471,7 @@ mod tests {
             (WEBHOOK_TIMEOUT_MS, "2500"),
             (WEBHOOK_RETRY_SCALE, "0.001"),
             (WEBHOOK_POLL_MS, "100"),
+            (EVENT_RETENTION, "2s"),
             (READ_CACHE_MB, "0"),
         ])
         .unwrap();
@@ -454,6 +495,7 @@ mod tests {
                     retry_scale: 0.001,
                     poll_interval: Duration::from_millis(100),
                 },
+                event_retention: Duration::from_secs(2),
                 read_cache_mb: 0,
             }
         );
@@ -496,6 +538,60 @@ mod tests {
             let err = parse(&[(name, raw)]).unwrap_err();
             assert_eq!(err.to_string(), format!("{name} {message}"));
         }
+    }
+
+    #[test]
+    fn durations_are_a_positive_whole_number_and_a_unit() {
+        for (raw, secs) in [
+            ("45s", 45),
+            ("30m", 1800),
+            ("12h", 43_200),
+            ("7d", 604_800),
+            (" 2s ", 2),
+            ("1D", 86_400),
+            ("36600d", 36_600 * 86_400),
+        ] {
+            assert_eq!(
+                parse_duration(raw),
+                Some(Duration::from_secs(secs)),
+                "{raw}"
+            );
+        }
+        for bad in [
+            "",
+            "7",
+            "d",
+            "0d",
+            "0s",
+            "-1d",
+            "+1d",
+            "1.5h",
+            "1 d",
+            "7w",
+            "1ms",
+            "36601d",
+            "99999999999999999999d",
+            "7dd",
+            "٣d",
+        ] {
+            assert_eq!(parse_duration(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_event_retention_is_a_week_unless_set_and_a_bad_one_names_the_variable() {
+        assert_eq!(
+            parse(&[]).unwrap().event_retention,
+            Duration::from_secs(7 * 24 * 60 * 60)
+        );
+        assert_eq!(
+            parse(&[(EVENT_RETENTION, "36h")]).unwrap().event_retention,
+            Duration::from_secs(36 * 60 * 60)
+        );
+        assert_eq!(
+            message(&[(EVENT_RETENTION, "forever")]),
+            r#"SOUNDING_EVENT_RETENTION must be a duration such as 7d, 12h, 30m or 45s, got "forever""#
+        );
     }
 
     #[test]

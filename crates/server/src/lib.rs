@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod retention;
 mod telemetry;
 pub mod webhook_worker;
 
@@ -13,6 +14,7 @@ use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 use actix_web::dev::ServerHandle;
 use anyhow::{anyhow, Context as _};
 use rand::{distributions::Alphanumeric, rngs::OsRng, Rng as _};
+use retention::RetentionTask;
 use sounding_app::teams::{bootstrap_default_team, CreatedTeam};
 use sounding_domain::{
     ports::{Clock, SettingsStore as _, Store},
@@ -46,6 +48,7 @@ pub struct Running {
     handle: ServerHandle,
     join: JoinHandle<io::Result<()>>,
     worker: Option<WebhookWorker>,
+    retention: RetentionTask,
 }
 
 impl Running {
@@ -76,6 +79,7 @@ impl Running {
         if let Some(worker) = self.worker {
             worker.stop(WORKER_STOP_GRACE).await;
         }
+        self.retention.stop(WORKER_STOP_GRACE).await;
         served
     }
 }
@@ -150,6 +154,9 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     let join = tokio::spawn(server);
     tracing::info!("listening on http://{addr}");
 
+    // Every instance prunes finished history, delivering or not (`retention.rs`).
+    let retention = RetentionTask::spawn(store.clone(), clock.clone(), config.event_retention);
+
     let worker = if config.webhooks.enabled {
         let sender_options = SenderOptions {
             policy: TargetPolicy {
@@ -200,6 +207,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         handle,
         join,
         worker,
+        retention,
     })
 }
 

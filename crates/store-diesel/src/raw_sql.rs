@@ -75,6 +75,11 @@ impl RawSql {
     {
         Ok(per_backend!(conn, |inner| Bound(self).load::<U>(inner))?)
     }
+
+    /// Runs the statement (an `UPDATE` or `DELETE`) and returns how many rows it changed.
+    pub(crate) fn execute(&self, conn: &mut DbConnection) -> DbResult<usize> {
+        Ok(per_backend!(conn, |inner| Bound(self).execute(inner))?)
+    }
 }
 
 /// A count kept on a row, as `add_to_count` names it: table and column are the caller's

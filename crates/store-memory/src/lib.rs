@@ -56,8 +56,9 @@ struct State {
     topics: HashMap<TopicId, topics::TopicRow>,
     /// Events in append order.
     outbox: Vec<StoredEvent>,
-    /// How many events at the head of the outbox are fanned out (fan-out takes the oldest).
-    fanned_out: usize,
+    /// When each event at the head of the outbox was fanned out: its length is how many are
+    /// (fan-out takes the oldest, so the fanned-out events are a prefix).
+    dispatched_at: Vec<sounding_domain::timestamp::Timestamp>,
     webhooks: HashMap<WebhookId, WebhookSubscription>,
     /// Deliveries, each with its lease (they outlive their subscription).
     deliveries: HashMap<DeliveryId, webhooks::DeliveryRow>,

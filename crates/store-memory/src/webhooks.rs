@@ -1,7 +1,8 @@
 //! `WebhookStore` in memory: subscriptions, and the deliveries fan-out makes of outbox events.
 //! Fan-out always takes the oldest events not yet fanned out, so the fanned-out events are a
-//! prefix of the outbox and one index marks them. Leases live beside each delivery, out of
-//! the `Delivery` the port hands out.
+//! prefix of the outbox, and their fan-out times one list beside it. Leases and the time of
+//! the last change live beside each delivery, out of the `Delivery` the port hands out.
+//! Retention prunes with the domain's rules (`sounding_domain::retention`).
 
 use std::collections::HashSet;
 
@@ -10,12 +11,14 @@ use sounding_domain::{
     ids::{DeliveryId, EventId, TeamId, WebhookId},
     page::Paged,
     ports::{conflicts, StoreError, StoreResult, WebhookStore},
+    retention::{delivery_is_prunable, event_is_prunable, Pruned},
     timestamp::Timestamp,
     webhook::{
         AttemptRecord, AttemptResult, Delivery, DeliveryQuery, DeliveryStatus, LeasedDelivery,
         WebhookSubscription,
     },
 };
+use time::OffsetDateTime;
 
 use crate::{feedback::page_of, MemoryStore, State};
 
@@ -24,11 +27,12 @@ const UNSUBSCRIBED: &str = "unsubscribed";
 /// Why the deliveries of a subscription whose target answered 410 Gone failed.
 const GONE: &str = "unsubscribed: the target answered 410 Gone";
 
-/// A stored delivery and its lease.
+/// A stored delivery, its lease, and when it last changed (what retention goes by).
 pub(crate) struct DeliveryRow {
     delivery: Delivery,
     lease_owner: Option<String>,
     lease_until: Option<Timestamp>,
+    updated_at: Timestamp,
 }
 
 impl DeliveryRow {
@@ -37,11 +41,12 @@ impl DeliveryRow {
         self.lease_until = None;
     }
 
-    /// Ends the delivery `failed` for `why` without another attempt.
-    fn fail(&mut self, why: &str) {
+    /// Ends the delivery `failed` for `why` at `at` without another attempt.
+    fn fail(&mut self, why: &str, at: Timestamp) {
         self.delivery.status = DeliveryStatus::Failed;
         self.delivery.last_error = Some(why.to_owned());
         self.delivery.next_attempt_at = None;
+        self.updated_at = at;
         self.release();
     }
 
@@ -63,12 +68,12 @@ impl State {
         self.webhooks.get(&id).filter(|w| w.team_id == team)
     }
 
-    /// Removes the subscription and fails its pending deliveries for `why`.
-    fn unsubscribe(&mut self, id: WebhookId, why: &str) {
+    /// Removes the subscription and fails its pending deliveries for `why` at `at`.
+    fn unsubscribe(&mut self, id: WebhookId, why: &str, at: Timestamp) {
         self.webhooks.remove(&id);
         for row in self.deliveries.values_mut() {
             if row.delivery.webhook_id == id && row.delivery.status == DeliveryStatus::Pending {
-                row.fail(why);
+                row.fail(why, at);
             }
         }
     }
@@ -116,13 +121,19 @@ impl WebhookStore for MemoryStore {
         if s.team_webhook(team, id).is_none() {
             return Ok(false);
         }
-        s.unsubscribe(id, UNSUBSCRIBED);
+        // When the deliveries were failed, for retention; the port has no clock (as in the
+        // diesel store).
+        s.unsubscribe(
+            id,
+            UNSUBSCRIBED,
+            Timestamp::from_offset(OffsetDateTime::now_utc()),
+        );
         Ok(true)
     }
 
     async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize> {
         let mut s = self.state();
-        let start = s.fanned_out;
+        let start = s.dispatched_at.len();
         let take = usize::try_from(limit.max(0)).unwrap_or(usize::MAX);
         let end = start.saturating_add(take).min(s.outbox.len());
         let mut existing: HashSet<(EventId, WebhookId)> = s
@@ -168,10 +179,11 @@ impl WebhookStore for MemoryStore {
                     delivery,
                     lease_owner: None,
                     lease_until: None,
+                    updated_at: now,
                 },
             );
         }
-        s.fanned_out = end;
+        s.dispatched_at.resize(end, now);
         Ok(end - start)
     }
 
@@ -200,7 +212,7 @@ impl WebhookStore for MemoryStore {
             let (webhook_id, event_id) = (row.delivery.webhook_id, row.delivery.event_id);
             let Some(secret) = s.webhooks.get(&webhook_id).map(|w| w.secret.clone()) else {
                 if let Some(row) = s.deliveries.get_mut(&id) {
-                    row.fail(UNSUBSCRIBED);
+                    row.fail(UNSUBSCRIBED, now);
                 }
                 continue;
             };
@@ -262,9 +274,10 @@ impl WebhookStore for MemoryStore {
                 }
             }
         }
+        row.updated_at = record.at;
         row.release();
         if let Some(webhook) = unsubscribe {
-            s.unsubscribe(webhook, GONE);
+            s.unsubscribe(webhook, GONE, record.at);
         }
         Ok(true)
     }
@@ -326,7 +339,54 @@ impl WebhookStore for MemoryStore {
         row.delivery.attempts = 0;
         row.delivery.first_attempt_at = None;
         row.delivery.next_attempt_at = Some(now);
+        row.updated_at = now;
         row.release();
         Ok(true)
+    }
+
+    async fn prune_finished(&self, before: Timestamp, limit: i64) -> StoreResult<Pruned> {
+        let mut s = self.state();
+        let limit = usize::try_from(limit.max(0)).unwrap_or(usize::MAX);
+        // The oldest finished deliveries first, as the diesel store takes them.
+        let mut finished: Vec<(Timestamp, DeliveryId)> = s
+            .deliveries
+            .values()
+            .filter(|row| delivery_is_prunable(row.delivery.status, row.updated_at, before))
+            .map(|row| (row.updated_at, row.delivery.id))
+            .collect();
+        finished.sort();
+        finished.truncate(limit);
+        for (_, id) in &finished {
+            s.deliveries.remove(id);
+        }
+
+        let with_deliveries: HashSet<EventId> = s
+            .deliveries
+            .values()
+            .map(|row| row.delivery.event_id)
+            .collect();
+        let mut prunable: Vec<(Timestamp, usize)> = s
+            .dispatched_at
+            .iter()
+            .zip(&s.outbox)
+            .enumerate()
+            .filter(|(_, (at, event))| {
+                event_is_prunable(Some(**at), with_deliveries.contains(&event.id), before)
+            })
+            .map(|(index, (at, _))| (*at, index))
+            .collect();
+        prunable.sort();
+        prunable.truncate(limit);
+        let mut gone: Vec<usize> = prunable.into_iter().map(|(_, index)| index).collect();
+        // Back to front, so the indexes still to remove stay valid.
+        gone.sort_unstable_by(|a, b| b.cmp(a));
+        for &index in &gone {
+            s.outbox.remove(index);
+            s.dispatched_at.remove(index);
+        }
+        Ok(Pruned {
+            deliveries: finished.len(),
+            events: gone.len(),
+        })
     }
 }

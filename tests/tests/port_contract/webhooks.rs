@@ -2,7 +2,8 @@
 //! per matching subscription, each event once), leases that exclude each other until they
 //! expire (also under concurrency), attempts moving deliveries through retry, delivered and
 //! failed, 410 Gone and deletion failing what is left, leases given back, redelivery (refused
-//! while an attempt is in flight), and the delivery list.
+//! while an attempt is in flight), the delivery list, and retention (only finished history
+//! older than the cut-off is pruned, a limited batch at a time, also by concurrent prunes).
 
 use std::{
     collections::{BTreeSet, HashSet},
@@ -16,6 +17,7 @@ use sounding_domain::{
     ids::{DeliveryId, EventId, TeamId, WebhookId},
     page::PageRequest,
     ports::{conflicts, Store, StoreError},
+    retention::Pruned,
     timestamp::Timestamp,
     webhook::{
         new_secret, AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery,
@@ -1176,4 +1178,343 @@ pub async fn deliveries_are_filtered_and_paged_newest_first(store: Arc<dyn Store
         .unwrap();
     assert!(page.items.is_empty());
     assert_eq!(page.total, 6);
+}
+
+/// The ids of the team's outbox events, oldest first.
+async fn event_ids(store: &dyn Store, team: TeamId) -> Vec<EventId> {
+    store
+        .events(team)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect()
+}
+
+/// Records `result` for the leased delivery of `event` to `webhook`.
+async fn settle(
+    store: &dyn Store,
+    team: TeamId,
+    (event, webhook): (EventId, WebhookId),
+    at_: Timestamp,
+    result: AttemptResult,
+) -> DeliveryId {
+    let d = delivery_of(store, team, event, webhook).await;
+    let status = if result == AttemptResult::Delivered {
+        200
+    } else {
+        500
+    };
+    assert!(store
+        .record_attempt(d.id, "w", &record(at_, answered(status, 3), result))
+        .await
+        .unwrap());
+    d.id
+}
+
+pub async fn pruning_deletes_only_finished_history_older_than_the_cutoff(store: Arc<dyn Store>) {
+    let team = stored_team(&*store, "acme").await.team.id;
+    let other = stored_team(&*store, "other").await.team.id;
+    let ok = subscribed(&*store, team, EventKind::NewFeedback, "https://ok.example/").await;
+    let down = subscribed(
+        &*store,
+        team,
+        EventKind::TopicsCreate,
+        "https://down.example/",
+    )
+    .await;
+    let topics_ok = subscribed(&*store, team, EventKind::TopicsCreate, "https://t.example/").await;
+    let gone = subscribed(
+        &*store,
+        team,
+        EventKind::FeedbacksDelete,
+        "https://x.example/",
+    )
+    .await;
+    let late = subscribed(
+        &*store,
+        team,
+        EventKind::NewFeedbackVote,
+        "https://l.example/",
+    )
+    .await;
+    let theirs = subscribed(&*store, other, EventKind::NewFeedback, "https://o.example/").await;
+
+    let delivered = appended(&*store, team, EventKind::NewFeedback, 1).await;
+    let unsubscribed = appended(&*store, team, EventKind::FeedbacksUpdate, 2).await;
+    let half_pending = appended(&*store, team, EventKind::TopicsCreate, 3).await;
+    let failed = appended(&*store, team, EventKind::FeedbacksDelete, 4).await;
+    let recent = appended(&*store, team, EventKind::NewFeedbackVote, 5).await;
+    let their_event = appended(&*store, other, EventKind::NewFeedback, 6).await;
+    let fanned_at = at("2026-03-04T06:00:00.000Z");
+    assert_eq!(store.fan_out(fanned_at, 100).await.unwrap(), 6);
+    // Appended after the fan-out: not fanned out, however old it gets.
+    let undispatched = appended(&*store, team, EventKind::NewFeedback, 7).await;
+    assert_eq!(lease(&*store, "w", fanned_at).await.len(), 6);
+
+    let old = fanned_at.plus_seconds(60);
+    let new = fanned_at.plus_seconds(24 * 3600);
+    let d_ok = settle(
+        &*store,
+        team,
+        (delivered.id, ok.id),
+        old,
+        AttemptResult::Delivered,
+    )
+    .await;
+    let d_theirs = settle(
+        &*store,
+        other,
+        (their_event.id, theirs.id),
+        old,
+        AttemptResult::Delivered,
+    )
+    .await;
+    let d_retry = settle(
+        &*store,
+        team,
+        (half_pending.id, down.id),
+        old,
+        AttemptResult::Retry {
+            at: old.plus_seconds(5),
+        },
+    )
+    .await;
+    let d_topics = settle(
+        &*store,
+        team,
+        (half_pending.id, topics_ok.id),
+        old,
+        AttemptResult::Delivered,
+    )
+    .await;
+    let d_failed = settle(
+        &*store,
+        team,
+        (failed.id, gone.id),
+        old,
+        AttemptResult::Failed { unsubscribe: false },
+    )
+    .await;
+    let d_recent = settle(
+        &*store,
+        team,
+        (recent.id, late.id),
+        new,
+        AttemptResult::Delivered,
+    )
+    .await;
+
+    // Nothing finished before the cut-off (a cut-off at the fan-out itself): nothing goes.
+    let none = store.prune_finished(fanned_at, 100).await.unwrap();
+    assert_eq!(none, Pruned::default());
+    assert_eq!(all(&*store, team).await.len(), 5);
+
+    let cutoff = fanned_at.plus_seconds(3600);
+    let pruned = store.prune_finished(cutoff, 100).await.unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            deliveries: 4,
+            events: 4
+        },
+        "delivered, failed and the other team's; their events and the one nobody got"
+    );
+    let left: BTreeSet<DeliveryId> = all(&*store, team).await.iter().map(|d| d.id).collect();
+    assert_eq!(left, BTreeSet::from([d_retry, d_recent]));
+    assert_eq!(all(&*store, other).await, vec![]);
+    for gone_id in [d_ok, d_topics, d_failed, d_theirs] {
+        assert!(!left.contains(&gone_id));
+    }
+    // The pending delivery keeps its event (it needs the payload), the kept delivery too, and
+    // the event not yet fanned out stays.
+    assert_eq!(
+        event_ids(&*store, team).await,
+        vec![half_pending.id, recent.id, undispatched.id]
+    );
+    assert_eq!(event_ids(&*store, other).await, vec![]);
+    assert!(!event_ids(&*store, team).await.contains(&unsubscribed.id));
+    assert!(!event_ids(&*store, team).await.contains(&delivered.id));
+
+    // Idempotent.
+    assert_eq!(
+        store.prune_finished(cutoff, 100).await.unwrap(),
+        Pruned::default()
+    );
+    // The pending delivery is still sent, with its event's payload.
+    let retried = lease(&*store, "w", old.plus_seconds(5)).await;
+    assert_eq!(ids(&retried), BTreeSet::from([d_retry]));
+    assert!(retried[0].body.contains("\"n\":3"), "{}", retried[0].body);
+
+    // However old, a pending delivery stays; once finished it goes, and its event with it.
+    let far = new.plus_seconds(30 * 24 * 3600);
+    assert_eq!(
+        store.prune_finished(far, 100).await.unwrap(),
+        Pruned {
+            deliveries: 1,
+            events: 1
+        },
+        "the recent delivery and its event"
+    );
+    assert_eq!(
+        event_ids(&*store, team).await,
+        vec![half_pending.id, undispatched.id]
+    );
+    settle(
+        &*store,
+        team,
+        (half_pending.id, down.id),
+        new,
+        AttemptResult::Delivered,
+    )
+    .await;
+    assert_eq!(
+        store.prune_finished(far, 100).await.unwrap(),
+        Pruned {
+            deliveries: 1,
+            events: 1
+        }
+    );
+    assert_eq!(all(&*store, team).await, vec![]);
+    assert_eq!(event_ids(&*store, team).await, vec![undispatched.id]);
+}
+
+pub async fn pruning_takes_at_most_the_limit_of_each_kind_oldest_first(store: Arc<dyn Store>) {
+    let team = stored_team(&*store, "acme").await.team.id;
+    let ok = subscribed(&*store, team, EventKind::NewFeedback, "https://ok.example/").await;
+    let mut events = Vec::new();
+    for n in 0..5 {
+        events.push(appended(&*store, team, EventKind::NewFeedback, n).await);
+    }
+    let fanned_at = at("2026-03-04T06:00:00.000Z");
+    assert_eq!(store.fan_out(fanned_at, 100).await.unwrap(), 5);
+    lease(&*store, "w", fanned_at).await;
+    // Finished in reverse order: the last event's delivery is the oldest.
+    let mut finished = Vec::new();
+    for (i, e) in events.iter().rev().enumerate() {
+        let when = fanned_at.plus_seconds(10 + i64::try_from(i).unwrap());
+        finished.push(settle(&*store, team, (e.id, ok.id), when, AttemptResult::Delivered).await);
+    }
+
+    let cutoff = fanned_at.plus_seconds(3600);
+    let two = Pruned {
+        deliveries: 2,
+        events: 2,
+    };
+    let first = store.prune_finished(cutoff, 2).await.unwrap();
+    assert_eq!(first, two);
+    assert!(first.is_full(2));
+    let left: Vec<DeliveryId> = all(&*store, team).await.iter().map(|d| d.id).collect();
+    assert_eq!(
+        left.iter().copied().collect::<BTreeSet<_>>(),
+        finished[2..].iter().copied().collect::<BTreeSet<_>>(),
+        "the oldest finished go first"
+    );
+    assert_eq!(
+        event_ids(&*store, team).await,
+        events[..3].iter().map(|e| e.id).collect::<Vec<_>>(),
+        "an event goes with its last delivery"
+    );
+    assert_eq!(store.prune_finished(cutoff, 2).await.unwrap(), two);
+    let last = store.prune_finished(cutoff, 2).await.unwrap();
+    assert_eq!(
+        last,
+        Pruned {
+            deliveries: 1,
+            events: 1
+        }
+    );
+    assert!(!last.is_full(2));
+    assert_eq!(
+        store.prune_finished(cutoff, 2).await.unwrap(),
+        Pruned::default()
+    );
+
+    // Events nobody subscribed to, fanned out one after the other: the oldest first too.
+    let mut quiet = Vec::new();
+    for n in 0..3 {
+        quiet.push(appended(&*store, team, EventKind::FeedbacksUpdate, 10 + n).await);
+        assert_eq!(
+            store.fan_out(fanned_at.plus_seconds(n), 100).await.unwrap(),
+            1
+        );
+    }
+    assert_eq!(
+        store.prune_finished(cutoff, 2).await.unwrap(),
+        Pruned {
+            deliveries: 0,
+            events: 2
+        }
+    );
+    assert_eq!(event_ids(&*store, team).await, vec![quiet[2].id]);
+    assert_eq!(
+        store.prune_finished(cutoff, 2).await.unwrap(),
+        Pruned {
+            deliveries: 0,
+            events: 1
+        }
+    );
+    assert_eq!(event_ids(&*store, team).await, vec![]);
+    assert_eq!(
+        store.prune_finished(cutoff, 0).await.unwrap(),
+        Pruned::default()
+    );
+}
+
+pub async fn concurrent_prunes_delete_each_row_once(store: Arc<dyn Store>) {
+    let team = stored_team(&*store, "acme").await.team.id;
+    let ok = subscribed(&*store, team, EventKind::NewFeedback, "https://ok.example/").await;
+    let fanned_at = at("2026-03-04T06:00:00.000Z");
+    for n in 0..100 {
+        appended(&*store, team, EventKind::NewFeedback, n).await;
+    }
+    for n in 0..20 {
+        appended(&*store, team, EventKind::FeedbacksUpdate, 100 + n).await;
+    }
+    assert_eq!(store.fan_out(fanned_at, 500).await.unwrap(), 120);
+    let leased = lease(&*store, "w", fanned_at).await;
+    assert_eq!(leased.len(), 100);
+    for l in &leased {
+        assert!(store
+            .record_attempt(l.delivery.id, "w", &delivered_at(fanned_at.plus_seconds(1)))
+            .await
+            .unwrap());
+    }
+    assert_eq!(ok.team_id, team);
+
+    let cutoff = fanned_at.plus_seconds(60);
+    let pruners = (0..4).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut total = Pruned::default();
+            loop {
+                let p = store.prune_finished(cutoff, 7).await.expect("prune");
+                total.deliveries += p.deliveries;
+                total.events += p.events;
+                if p == Pruned::default() {
+                    return total;
+                }
+            }
+        })
+    });
+    let mut total = Pruned::default();
+    for pruner in pruners.collect::<Vec<_>>() {
+        let p = pruner.await.unwrap();
+        total.deliveries += p.deliveries;
+        total.events += p.events;
+    }
+    // A pruner that found only rows others held stopped early: one more mops up.
+    let rest = store.prune_finished(cutoff, 500).await.unwrap();
+    total.deliveries += rest.deliveries;
+    total.events += rest.events;
+    assert_eq!(
+        total,
+        Pruned {
+            deliveries: 100,
+            events: 120
+        },
+        "each row deleted once, none left"
+    );
+    assert_eq!(all(&*store, team).await, vec![]);
+    assert_eq!(event_ids(&*store, team).await, vec![]);
 }

@@ -2,9 +2,11 @@
 //! worker runs to fan events out and deliver them.
 
 mod dispatch;
+mod retention;
 mod subscriptions;
 
 pub use dispatch::{dispatch_once, DispatchOptions, DispatchReport};
+pub use retention::prune_history;
 pub use subscriptions::{
     list_deliveries, list_webhooks, redeliver, subscribe, unsubscribe, DeliveryListInput,
     Unsubscribe,

@@ -1,9 +1,11 @@
 //! Webhook subscriptions and their durable deliveries. Subscriptions are plain rows; the
 //! deliveries are made from the outbox by `fan_out` and worked through by leases
-//! (`deliveries.rs`), each operation one `write_tx`. Listing is in `list.rs`.
+//! (`deliveries.rs`), each operation one `write_tx`. Listing is in `list.rs`, retention in
+//! `prune.rs`.
 
 mod deliveries;
 mod list;
+mod prune;
 mod rows;
 
 use async_trait::async_trait;
@@ -12,6 +14,7 @@ use sounding_domain::{
     ids::{DeliveryId, TeamId, WebhookId},
     page::Paged,
     ports::{StoreResult, WebhookStore},
+    retention::Pruned,
     timestamp::Timestamp,
     webhook::{AttemptRecord, Delivery, DeliveryQuery, LeasedDelivery, WebhookSubscription},
 };
@@ -159,6 +162,12 @@ impl WebhookStore for DieselStore {
     async fn redeliver(&self, team: TeamId, id: DeliveryId, now: Timestamp) -> StoreResult<bool> {
         let (team, id) = (team.to_string(), id.to_string());
         self.run(move |conn| write_tx(conn, |conn| deliveries::redeliver(conn, &team, &id, now)))
+            .await
+    }
+
+    async fn prune_finished(&self, before: Timestamp, limit: i64) -> StoreResult<Pruned> {
+        // The worker's own bookkeeping: a lost commit only leaves rows for the next prune.
+        self.run(move |conn| worker_tx(conn, |conn| prune::prune(conn, before, limit)))
             .await
     }
 }

@@ -1,0 +1,2 @@
+DROP INDEX outbox_events_dispatched_idx;
+DROP INDEX webhook_deliveries_finished_idx;
