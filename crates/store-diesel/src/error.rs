@@ -33,6 +33,12 @@ pub enum ConnectError {
         #[source]
         source: std::io::Error,
     },
+    #[error("could not create the SQLite database file {path}: {source}")]
+    CreateFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("could not open the {engine} database: {reason}")]
     Open { engine: Engine, reason: String },
     #[error("could not migrate the {engine} database: {reason}")]
