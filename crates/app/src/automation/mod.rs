@@ -7,5 +7,5 @@ mod subscriptions;
 pub use dispatch::{dispatch_once, DispatchOptions, DispatchReport};
 pub use subscriptions::{
     list_deliveries, list_webhooks, redeliver, subscribe, unsubscribe, DeliveryListInput,
-    Unsubscribe,
+    Subscribed, Unsubscribe,
 };
