@@ -42,6 +42,10 @@ pub enum StoreError {
     /// The database could not be reached (pool exhausted, connection refused).
     #[error("storage unavailable: {0}")]
     Unavailable(String),
+    /// The database, or the disk it is on, is full: writes fail until space is freed
+    /// (SQLite `SQLITE_FULL`, PostgreSQL `53100 disk_full`).
+    #[error("storage full: {0}")]
+    Full(String),
     #[error("storage failure: {0}")]
     Failure(String),
 }

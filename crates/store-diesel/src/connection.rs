@@ -60,6 +60,11 @@ pub struct PoolOptions {
     /// SQLite: about how many bytes of answers the read cache may keep (`read_cache`); 0
     /// turns it off. PostgreSQL has none.
     pub read_cache_bytes: u64,
+    /// Testing aid only, never set in production: SQLite's `PRAGMA max_page_count` on every
+    /// connection, so a test can fill the database and see `StoreError::Full` without a full
+    /// disk. `None` (the default) leaves SQLite's own limit.
+    #[doc(hidden)]
+    pub sqlite_max_page_count: Option<u64>,
 }
 
 impl Default for PoolOptions {
@@ -68,6 +73,7 @@ impl Default for PoolOptions {
             max_connections: 10,
             connect_timeout: Duration::from_secs(5),
             read_cache_bytes: crate::read_cache::DEFAULT_BUDGET_BYTES,
+            sqlite_max_page_count: None,
         }
     }
 }
@@ -180,6 +186,8 @@ PRAGMA temp_store = MEMORY;";
 #[derive(Debug)]
 struct SqlitePragmas {
     access: Access,
+    /// `PoolOptions::sqlite_max_page_count` (tests only).
+    max_page_count: Option<u64>,
 }
 
 impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
@@ -194,6 +202,11 @@ impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
                     crate::checkpoint::BACKSTOP_PAGES
                 ))
                 .map_err(r2d2::Error::QueryError)?;
+            if let Some(pages) = self.max_page_count {
+                inner
+                    .batch_execute(&format!("PRAGMA max_page_count = {pages}"))
+                    .map_err(r2d2::Error::QueryError)?;
+            }
             if self.access == Access::ReadOnly {
                 inner
                     .batch_execute("PRAGMA query_only = ON")
@@ -248,7 +261,10 @@ pub(crate) fn build_pool(
         // socket can, so r2d2's `SELECT 1` on every checkout would only cost a statement per
         // store call. A connection left broken (failed rollback) is still dropped on return.
         Engine::Sqlite => builder
-            .connection_customizer(Box::new(SqlitePragmas { access }))
+            .connection_customizer(Box::new(SqlitePragmas {
+                access,
+                max_page_count: options.sqlite_max_page_count,
+            }))
             .test_on_check_out(false),
         Engine::Postgres => builder,
     };
