@@ -260,6 +260,12 @@ fn database_files_and_directories_are_private_under_umask_022() {
     let data = dir.path().join("var").join("sounding");
     let url = format!("sqlite://{}", data.join("s.db").display());
     let server = ServerProcess::start_with_umask("022", &url, &[]);
+    // The banner is on stdout, read by another thread than the "listening" line: wait for it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !server.stdout().join("\n").contains("shown once") {
+        assert!(std::time::Instant::now() < deadline, "no key banner");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let key = server
         .stdout()
         .join("\n")
