@@ -70,9 +70,27 @@ impl ServerProcess {
     /// Starts `sounding serve` on 127.0.0.1:0 against `database_url` and waits until it
     /// reports the address it listens on.
     pub fn start(database_url: &str, extra_env: &[(&str, &str)]) -> ServerProcess {
+        Self::spawn(Command::new(sounding_bin()), database_url, extra_env)
+    }
+
+    /// `start` with the process's umask set to `umask` (e.g. "022") by `sh`, which then
+    /// `exec`s the server: the workspace forbids the `unsafe` a pre-exec hook would need.
+    pub fn start_with_umask(
+        umask: &str,
+        database_url: &str,
+        extra_env: &[(&str, &str)],
+    ) -> ServerProcess {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+            .arg(sounding_bin());
+        Self::spawn(command, database_url, extra_env)
+    }
+
+    fn spawn(mut command: Command, database_url: &str, extra_env: &[(&str, &str)]) -> Self {
         use std::io::BufRead;
         use std::process::Stdio;
-        let mut command = Command::new(sounding_bin());
         command
             .args(["serve", "--bind", "127.0.0.1:0"])
             .env("SOUNDING_DATABASE_URL", database_url)

@@ -22,6 +22,7 @@ engine_cases!(
     failed_operations_send_nothing,
     subscribe_refuses_unsafe_targets_and_unknown_events,
     subscriptions_deliveries_and_redelivery_round_trip,
+    subscribing_again_returns_the_subscription_without_its_secret_and_delivers_once,
 );
 
 /// How long a delivery may take to arrive.
@@ -406,14 +407,13 @@ async fn subscribe_refuses_unsafe_targets_and_unknown_events(engine: Engine) {
     let key = secret.strip_prefix("whsec_").expect("whsec_ prefix");
     assert_eq!(STANDARD.decode(key).expect("base64").len(), 32);
     standardwebhooks::Webhook::new(secret).expect("a Standard Webhooks key");
+    // The same target and event again is the same subscription, its secret not shown again
+    // (issue 17; subscribing_again_returns_the_subscription_without_its_secret_and_delivers_once).
     let again = subscribe(public, "topics.create").await;
-    assert_ne!(again.ok()["secret"], sub["secret"]);
-    assert_ne!(again.ok()["id"], sub["id"]);
+    assert_eq!(again.ok()["id"], sub["id"]);
+    assert!(again.ok().get("secret").is_none());
     let listed = app.team("automation.list", json!({})).await;
-    let ids = [
-        sub["id"].as_str().unwrap(),
-        again.ok()["id"].as_str().unwrap(),
-    ];
+    let ids = [sub["id"].as_str().unwrap()];
     assert_eq!(listed.each("id"), ids);
 }
 
@@ -572,4 +572,69 @@ async fn subscriptions_deliveries_and_redelivery_round_trip(engine: Engine) {
     app.team_data("feedbacks.update", body).await;
     receiver.assert_quiet(4, QUIET).await;
     assert_eq!(of(json!({})).await.total(), 3, "history is kept");
+}
+
+/// A repeated `automation.subscribe` of the same target and event (also concurrent ones, and
+/// with the URL spelled another way that normalises the same) answers the one existing
+/// subscription, without its secret, and each event is delivered once.
+async fn subscribing_again_returns_the_subscription_without_its_secret_and_delivers_once(
+    engine: Engine,
+) {
+    let Some(app) = TestApp::spawn_webhooks(engine).await else {
+        return;
+    };
+    let receiver = Receiver::ok().await;
+    let url = receiver.url();
+    let first = app.subscribe(&url, "new_feedback").await;
+    let secret = first["secret"].as_str().unwrap().to_owned();
+    let mut existing = first.clone();
+    existing.as_object_mut().unwrap().remove("secret");
+
+    let again = app
+        .team(
+            "automation.subscribe",
+            json!({"target_url": url, "event": "new_feedback"}),
+        )
+        .await;
+    again.assert_body(200, json!({"data": existing}));
+    // `HTTP://` and the default port normalise to the stored URL.
+    let respelled = url.replace("http://", "HTTP://");
+    let again = app
+        .team(
+            "automation.subscribe",
+            json!({"targetUrl": respelled, "event": "new_feedback"}),
+        )
+        .await;
+    again.assert_body(200, json!({"data": existing}));
+    let racing: Vec<_> = (0..8)
+        .map(|_| {
+            app.team(
+                "automation.subscribe",
+                json!({"target_url": url, "event": "new_feedback"}),
+            )
+        })
+        .collect();
+    for reply in futures_util::future::join_all(racing).await {
+        reply.assert_body(200, json!({"data": existing}));
+    }
+    app.team("automation.list", json!({}))
+        .await
+        .assert_body(200, json!({"data": [existing]}));
+
+    // Another event to the same target is a subscription of its own, with its own secret.
+    let other = app.subscribe(&url, "feedbacks.create").await;
+    assert_ne!(other["id"], first["id"]);
+    assert!(other["secret"].as_str().unwrap().starts_with("whsec_"));
+
+    let item = app.feedback(json!({"title": "Once"})).await;
+    let hooks = receiver.wait_for(1, WITHIN).await;
+    tokio::time::sleep(QUIET).await;
+    assert_eq!(
+        receiver.hooks().len(),
+        1,
+        "one per subscription, not one per subscribe"
+    );
+    assert_eq!(hooks[0].json()["event"], "new_feedback");
+    assert_eq!(hooks[0].json()["feedbackId"], item["id"]);
+    hooks[0].verify(&secret);
 }

@@ -240,3 +240,87 @@ fn a_bad_configuration_value_stops_start_up_naming_the_variable() {
         );
     }
 }
+
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+/// The database holds the token-signing secret, webhook secrets and e-mails: under umask 022
+/// the directories the server creates are 0700 and the database, WAL and SHM files 0600, for
+/// `serve` and for the admin commands alike; files left too open by an older version are
+/// tightened on the next start.
+#[test]
+fn database_files_and_directories_are_private_under_umask_022() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("var").join("sounding");
+    let url = format!("sqlite://{}", data.join("s.db").display());
+    let server = ServerProcess::start_with_umask("022", &url, &[]);
+    // The banner is on stdout, read by another thread than the "listening" line: wait for it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !server.stdout().join("\n").contains("shown once") {
+        assert!(std::time::Instant::now() < deadline, "no key banner");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let key = server
+        .stdout()
+        .join("\n")
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| w.len() == 38)
+        .expect("a 38-character key in the banner")
+        .to_owned();
+    let (status, _) = post(
+        &server.base_url,
+        "public/subscriber.identify",
+        &key,
+        json!({"email": "secret@acme.io"}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(mode(&dir.path().join("var")), 0o700);
+    assert_eq!(mode(&data), 0o700);
+    for file in ["s.db", "s.db-wal", "s.db-shm"] {
+        assert_eq!(mode(&data.join(file)), 0o600, "{file} while serving");
+    }
+    assert_eq!(server.signal_and_wait("TERM").code(), Some(0));
+
+    // An admin command creating a database of its own.
+    let cli_data = dir.path().join("cli");
+    let cli_url = format!("sqlite://{}", cli_data.join("c.db").display());
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("umask 022 && exec \"$0\" \"$@\"")
+        .arg(sounding_bin())
+        .args(["team", "create", "--name", "Acme", "--subdomain", "acme"])
+        .env("SOUNDING_DATABASE_URL", &cli_url)
+        .env_remove("SOUNDING_JWT_SECRET")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(mode(&cli_data), 0o700);
+    assert_eq!(mode(&cli_data.join("c.db")), 0o600);
+
+    // Files an older version left 0644 are 0600 after the next start.
+    use std::os::unix::fs::PermissionsExt;
+    let db = data.join("s.db");
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let again = ServerProcess::start_with_umask("022", &url, &[]);
+    for file in ["s.db", "s.db-wal", "s.db-shm"] {
+        assert_eq!(mode(&data.join(file)), 0o600, "{file} after a restart");
+    }
+    assert!(
+        again
+            .stderr()
+            .iter()
+            .any(|l| l.contains("readable by other accounts")),
+        "the tightening is logged: {:?}",
+        again.stderr()
+    );
+}

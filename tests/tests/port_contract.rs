@@ -175,6 +175,8 @@ port_contract!(
     ],
     webhooks: [
         webhooks_are_listed_oldest_first_and_found_within_their_team,
+        subscribing_the_same_target_and_event_again_returns_the_first_subscription,
+        concurrent_identical_subscribes_make_one_subscription,
         fan_out_makes_one_delivery_per_matching_subscription_once,
         leases_carry_body_and_secret_and_exclude_others_until_they_expire,
         leases_take_the_earliest_due_first_up_to_the_limit,

@@ -46,6 +46,10 @@ pub enum StoreError {
     /// The database could not be reached (pool exhausted, connection refused).
     #[error("storage unavailable: {0}")]
     Unavailable(String),
+    /// The database, or the disk it is on, is full: writes fail until space is freed
+    /// (SQLite `SQLITE_FULL`, PostgreSQL `53100 disk_full`).
+    #[error("storage full: {0}")]
+    Full(String),
     #[error("storage failure: {0}")]
     Failure(String),
 }
@@ -538,10 +542,13 @@ impl<T> Store for T where
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
+    /// Inserts the subscription unless the team already has one of the same `target_url` and
+    /// `event`; returns the stored one either way (an existing one keeps its id, secret and
+    /// date). Atomic: identical inserts at once leave one subscription.
     async fn insert_webhook(
         &self,
         webhook: &crate::webhook::WebhookSubscription,
-    ) -> StoreResult<()>;
+    ) -> StoreResult<crate::webhook::WebhookSubscription>;
     /// The team's subscriptions, oldest first.
     async fn webhooks(&self, team: TeamId)
         -> StoreResult<Vec<crate::webhook::WebhookSubscription>>;

@@ -130,7 +130,22 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || (first & 0xffc0) == 0xfec0 // site local (deprecated)
         || first == 0x2001 && ip.segments()[1] == 0x0db8 // documentation
         || first == 0x0064 && ip.segments()[1] == 0xff9b // NAT64 can reach private v4
-        || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4)))
+        || ip.to_ipv4().is_some_and(|v4| !is_public_v4(v4))
+        || embedded_v4(ip).iter().any(|v4| !is_public_v4(*v4)))
+}
+
+/// The IPv4 addresses a transition address carries, which relays reach on its behalf:
+/// 6to4 (`2002::/16`, RFC 3056) holds one in bits 16..48; Teredo (`2001:0::/32`, RFC 4380)
+/// holds its server in bits 32..64 and its client, every bit inverted, in the last 32.
+/// Without this, `2002:7f00:1::1` or a Teredo address of `10.0.0.1` would pass as public.
+fn embedded_v4(ip: Ipv6Addr) -> Vec<Ipv4Addr> {
+    let s = ip.segments();
+    let v4 = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match (s[0], s[1]) {
+        (0x2002, _) => vec![v4(s[1], s[2])],
+        (0x2001, 0x0000) => vec![v4(s[2], s[3]), v4(!s[6], !s[7])],
+        _ => Vec::new(),
+    }
 }
 
 /// One attempt to deliver an event to a target, as the sender port receives it.
@@ -317,6 +332,49 @@ mod tests {
         }
         assert!(check_target_url("https://hooks.example.com/x?y=1", strict).is_ok());
         assert!(check_target_url("https://93.184.216.34/", strict).is_ok());
+    }
+
+    #[test]
+    fn six_to_four_and_teredo_addresses_are_judged_by_the_ipv4_addresses_they_embed() {
+        let public = |raw: &str| is_public(raw.parse().unwrap());
+        // 6to4: the IPv4 address is bits 16..48.
+        assert!(!public("2002:7f00:1::1"), "6to4 of 127.0.0.1");
+        assert!(!public("2002:0a00:0001::1"), "6to4 of 10.0.0.1");
+        assert!(!public("2002:c0a8:0101::1"), "6to4 of 192.168.1.1");
+        assert!(!public("2002:a9fe:a9fe::"), "6to4 of 169.254.169.254");
+        assert!(public("2002:0808:0808::1"), "6to4 of 8.8.8.8");
+        // Teredo: server 65.54.227.120 in bits 32..64, client XOR 0xffffffff in the last 32.
+        assert!(
+            public("2001:0:4136:e378:8000:63bf:f7f7:fbfb"),
+            "Teredo, client 8.8.4.4"
+        );
+        assert!(
+            !public("2001:0:4136:e378:8000:63bf:3fff:fdd2"),
+            "Teredo, client 192.0.2.45 (documentation)"
+        );
+        assert!(
+            !public("2001:0:4136:e378:8000:63bf:f5ff:fffe"),
+            "Teredo, client 10.0.0.1"
+        );
+        assert!(
+            !public("2001:0:4136:e378:8000:63bf:3f57:fefe"),
+            "Teredo, client 192.168.1.1"
+        );
+        assert!(
+            !public("2001:0:7f00:1:8000:63bf:f7f7:fbfb"),
+            "Teredo, server 127.0.0.1"
+        );
+        // Other 2001: addresses are not Teredo.
+        assert!(public("2001:4860:4860::8888"));
+        // The same rule refuses them as literal targets.
+        let strict = TargetPolicy::default();
+        for bad in [
+            "https://[2002:7f00:1::1]/",
+            "https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/",
+        ] {
+            assert!(check_target_url(bad, strict).is_err(), "{bad} accepted");
+        }
+        assert!(check_target_url("https://[2002:808:808::1]/", strict).is_ok());
     }
 
     #[test]

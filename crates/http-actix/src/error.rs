@@ -84,6 +84,14 @@ impl ApiError {
         Self::new(StatusCode::SERVICE_UNAVAILABLE, "Service unavailable")
     }
 
+    /// The database or its disk is full (`StoreError::Full`): nothing was written.
+    pub fn insufficient_storage() -> Self {
+        Self::new(
+            StatusCode::INSUFFICIENT_STORAGE,
+            "Insufficient storage: the database is full",
+        )
+    }
+
     pub fn internal() -> Self {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
     }
@@ -161,6 +169,10 @@ impl From<StoreError> for ApiError {
             StoreError::Unavailable(detail) => {
                 tracing::error!(%detail, "storage unavailable");
                 Self::unavailable()
+            }
+            StoreError::Full(detail) => {
+                tracing::error!(%detail, "storage full");
+                Self::insufficient_storage()
             }
             StoreError::Failure(detail) => {
                 tracing::error!(%detail, "storage failure");
@@ -287,6 +299,16 @@ mod tests {
             (
                 500,
                 json!({"error": "Internal server error", "statusCode": 500})
+            )
+        );
+        assert_eq!(
+            rendered(AppError::Store(StoreError::Full(
+                "database or disk is full".into()
+            )))
+            .await,
+            (
+                507,
+                json!({"error": "Insufficient storage: the database is full", "statusCode": 507})
             )
         );
         let (status, body) =

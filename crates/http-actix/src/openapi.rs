@@ -213,7 +213,7 @@ fn sorted(value: Value) -> Value {
 }
 
 /// The error responses every operation can give, beside those its annotation lists.
-const COMMON_ERRORS: [(&str, &str, &str); 7] = [
+const COMMON_ERRORS: [(&str, &str, &str); 8] = [
     (
         "400",
         "BadRequest",
@@ -242,6 +242,11 @@ const COMMON_ERRORS: [(&str, &str, &str); 7] = [
         "`Too many requests`: the caller's rate limit is spent until `X-RateLimit-Reset`.",
     ),
     ("500", "InternalServerError", "`Internal server error`."),
+    (
+        "507",
+        "InsufficientStorage",
+        "`Insufficient storage: the database is full`: nothing was written; retry once space is freed.",
+    ),
     (
         "503",
         "ServiceUnavailable",
@@ -397,7 +402,9 @@ mod tests {
                 "{path}"
             );
             assert!(op["requestBody"].is_object(), "{path}");
-            for code in ["200", "400", "401", "413", "415", "429", "500", "503"] {
+            for code in [
+                "200", "400", "401", "413", "415", "429", "500", "503", "507",
+            ] {
                 assert!(op["responses"][code].is_object(), "{path} lacks {code}");
             }
             let ok_headers = &op["responses"]["200"]["headers"];

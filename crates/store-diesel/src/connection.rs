@@ -60,6 +60,11 @@ pub struct PoolOptions {
     /// SQLite: about how many bytes of answers the read cache may keep (`read_cache`); 0
     /// turns it off. PostgreSQL has none.
     pub read_cache_bytes: u64,
+    /// Testing aid only, never set in production: SQLite's `PRAGMA max_page_count` on every
+    /// connection, so a test can fill the database and see `StoreError::Full` without a full
+    /// disk. `None` (the default) leaves SQLite's own limit.
+    #[doc(hidden)]
+    pub sqlite_max_page_count: Option<u64>,
 }
 
 impl Default for PoolOptions {
@@ -68,6 +73,7 @@ impl Default for PoolOptions {
             max_connections: 10,
             connect_timeout: Duration::from_secs(5),
             read_cache_bytes: crate::read_cache::DEFAULT_BUDGET_BYTES,
+            sqlite_max_page_count: None,
         }
     }
 }
@@ -180,6 +186,8 @@ PRAGMA temp_store = MEMORY;";
 #[derive(Debug)]
 struct SqlitePragmas {
     access: Access,
+    /// `PoolOptions::sqlite_max_page_count` (tests only).
+    max_page_count: Option<u64>,
 }
 
 impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
@@ -194,6 +202,11 @@ impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
                     crate::checkpoint::BACKSTOP_PAGES
                 ))
                 .map_err(r2d2::Error::QueryError)?;
+            if let Some(pages) = self.max_page_count {
+                inner
+                    .batch_execute(&format!("PRAGMA max_page_count = {pages}"))
+                    .map_err(r2d2::Error::QueryError)?;
+            }
             if self.access == Access::ReadOnly {
                 inner
                     .batch_execute("PRAGMA query_only = ON")
@@ -235,7 +248,7 @@ pub(crate) fn build_pool(
     }
     let engine = target.engine();
     if let Target::Sqlite(path) = &target {
-        create_parent_dir(Path::new(path))?;
+        private_files::prepare(Path::new(path))?;
     }
     let builder = Pool::builder()
         .max_size(options.max_connections)
@@ -248,7 +261,10 @@ pub(crate) fn build_pool(
         // socket can, so r2d2's `SELECT 1` on every checkout would only cost a statement per
         // store call. A connection left broken (failed rollback) is still dropped on return.
         Engine::Sqlite => builder
-            .connection_customizer(Box::new(SqlitePragmas { access }))
+            .connection_customizer(Box::new(SqlitePragmas {
+                access,
+                max_page_count: options.sqlite_max_page_count,
+            }))
             .test_on_check_out(false),
         Engine::Postgres => builder,
     };
@@ -260,15 +276,101 @@ pub(crate) fn build_pool(
         })
 }
 
-/// SQLite creates a missing file, but not a missing directory.
-fn create_parent_dir(path: &Path) -> Result<(), ConnectError> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => std::fs::create_dir_all(dir)
-            .map_err(|source| ConnectError::CreateDirectory {
-                path: dir.to_path_buf(),
+/// The SQLite files hold secrets (the token-signing secret in `settings`, every webhook's
+/// signing secret, subscribers' e-mails), so only the server's own account may read them,
+/// whatever the umask: missing parent directories are created 0700 and a missing database
+/// file 0600 before SQLite opens it. SQLite gives the `-wal`, `-shm` and `-journal` files it
+/// creates the database file's mode (its unix VFS copies it), so they are 0600 too. Files
+/// already there that group or others may read (made by an earlier version) are tightened to
+/// 0600, with a warning; a directory already there is left as it is.
+#[cfg(unix)]
+mod private_files {
+    use std::{
+        fs::{DirBuilder, OpenOptions, Permissions},
+        os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt},
+        path::{Path, PathBuf},
+    };
+
+    use crate::error::ConnectError;
+
+    pub(crate) const DIRECTORY_MODE: u32 = 0o700;
+    pub(crate) const FILE_MODE: u32 = 0o600;
+
+    pub(crate) fn prepare(path: &Path) -> Result<(), ConnectError> {
+        if let Some(dir) = path.parent() {
+            if !dir.as_os_str().is_empty() && !dir.exists() {
+                DirBuilder::new()
+                    .recursive(true)
+                    .mode(DIRECTORY_MODE)
+                    .create(dir)
+                    .map_err(|source| ConnectError::CreateDirectory {
+                        path: dir.to_path_buf(),
+                        source,
+                    })?;
+            }
+        }
+        // Creates the file only when missing (never truncates); the mode applies only then.
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(FILE_MODE)
+            .open(path)
+            .map_err(|source| ConnectError::CreateFile {
+                path: path.to_path_buf(),
                 source,
-            }),
-        _ => Ok(()),
+            })?;
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut file = path.as_os_str().to_owned();
+            file.push(suffix);
+            tighten(&PathBuf::from(file));
+        }
+        Ok(())
+    }
+
+    /// Takes group and other access away from an existing file. A failure (the file belongs
+    /// to another account) is logged, not fatal: SQLite may still open it.
+    fn tighten(path: &Path) {
+        let Ok(metadata) = std::fs::metadata(path) else {
+            return;
+        };
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 == 0 {
+            return;
+        }
+        match std::fs::set_permissions(path, Permissions::from_mode(FILE_MODE)) {
+            Ok(()) => tracing::warn!(
+                path = %path.display(),
+                from = %format!("{mode:o}"),
+                "database file was readable by other accounts; its mode is now 600"
+            ),
+            Err(error) => tracing::warn!(
+                path = %path.display(),
+                mode = %format!("{mode:o}"),
+                %error,
+                "database file is readable by other accounts and its mode could not be changed"
+            ),
+        }
+    }
+}
+
+/// Elsewhere only the missing directories are created; SQLite creates the file.
+#[cfg(not(unix))]
+mod private_files {
+    use std::path::Path;
+
+    use crate::error::ConnectError;
+
+    pub(crate) fn prepare(path: &Path) -> Result<(), ConnectError> {
+        match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => {
+                std::fs::create_dir_all(dir).map_err(|source| ConnectError::CreateDirectory {
+                    path: dir.to_path_buf(),
+                    source,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -329,6 +431,69 @@ mod tests {
     fn debug_output_hides_postgres_credentials() {
         let target = Target::parse("postgres://u:secret@h/db").unwrap();
         assert!(!format!("{target:?}").contains("secret"));
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &std::path::Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    /// The test process's umask is whatever started it (022 from most shells); the black-box
+    /// test in tests/tests/cli.rs sets 022 explicitly.
+    #[cfg(unix)]
+    #[test]
+    fn sqlite_files_and_created_directories_are_private() {
+        use diesel::RunQueryDsl;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("var").join("sounding");
+        let db = data.join("s.db");
+        let pool = build_pool(
+            Target::Sqlite(db.display().to_string()),
+            &PoolOptions::default(),
+            Access::ReadWrite,
+        )
+        .unwrap();
+        let mut conn = pool.get().unwrap();
+        diesel::sql_query("CREATE TABLE t (x TEXT)")
+            .execute(&mut *conn)
+            .unwrap();
+        diesel::sql_query("INSERT INTO t VALUES ('secret')")
+            .execute(&mut *conn)
+            .unwrap();
+        assert_eq!(mode(&dir.path().join("var")), 0o700);
+        assert_eq!(mode(&data), 0o700);
+        for file in ["s.db", "s.db-wal", "s.db-shm"] {
+            assert_eq!(mode(&data.join(file)), 0o600, "{file}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn existing_sqlite_files_open_to_others_are_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("old.db");
+        for file in ["old.db", "old.db-wal", "old.db-shm"] {
+            let path = dir.path().join(file);
+            std::fs::write(&path, b"").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let _pool = build_pool(
+            Target::Sqlite(db.display().to_string()),
+            &PoolOptions::default(),
+            Access::ReadWrite,
+        )
+        .unwrap();
+        for file in ["old.db", "old.db-wal", "old.db-shm"] {
+            assert_eq!(mode(&dir.path().join(file)), 0o600, "{file}");
+        }
+        // The directory was there already: left alone.
+        assert_ne!(mode(dir.path()), 0);
     }
 
     #[test]

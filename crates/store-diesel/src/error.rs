@@ -33,6 +33,12 @@ pub enum ConnectError {
         #[source]
         source: std::io::Error,
     },
+    #[error("could not create the SQLite database file {path}: {source}")]
+    CreateFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("could not open the {engine} database: {reason}")]
     Open { engine: Engine, reason: String },
     #[error("could not migrate the {engine} database: {reason}")]
@@ -133,6 +139,21 @@ fn is_sqlite_busy(info: &dyn DatabaseErrorInformation) -> bool {
     message.contains("database is locked") || message.contains("database is busy")
 }
 
+/// The database or its disk is full: SQLite's `SQLITE_FULL` ("database or disk is full", also
+/// when `max_page_count` is reached) and PostgreSQL's `53100 disk_full` ("could not extend
+/// file …: No space left on device"; diesel gives no SQLSTATE, so the message is matched).
+fn is_full(e: &DieselError) -> bool {
+    match e {
+        DieselError::DatabaseError(_, info) => {
+            let message = info.message();
+            message.contains("database or disk is full")
+                || message.contains("No space left on device")
+        }
+        DieselError::RollbackErrorOnCommit { commit_error, .. } => is_full(commit_error),
+        _ => false,
+    }
+}
+
 impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
         match e {
@@ -140,6 +161,7 @@ impl From<DbError> for StoreError {
             DbError::Pool(e) => StoreError::Unavailable(format!("no database connection: {e}")),
             DbError::Corrupt(detail) => StoreError::Failure(format!("unreadable row: {detail}")),
             DbError::Task(detail) => StoreError::Failure(detail),
+            DbError::Query(e) if is_full(&e) => StoreError::Full(e.to_string()),
             DbError::Query(e) => match e {
                 DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, ref info) => {
                     match conflict_rule(info.as_ref()) {

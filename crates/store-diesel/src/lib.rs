@@ -15,7 +15,13 @@ mod schema;
 mod tx;
 mod writer;
 
-use std::{hash::Hash, sync::Arc};
+use std::{
+    hash::Hash,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+};
 
 use sounding_domain::ports::{StoreError, StoreResult};
 
@@ -47,6 +53,9 @@ pub struct DieselStore {
     events_committed: Option<EventsCommitted>,
     /// SQLite only: the hottest reads, remembered until the next commit (`read_cache`).
     read_cache: Option<Arc<ReadCache>>,
+    /// Set when an operation failed because the database was full; `ping` then probes with a
+    /// write, and clears it once one succeeds (`repos/settings.rs`).
+    full: Arc<AtomicBool>,
 }
 
 /// A callback run after each commit that wrote outbox events.
@@ -117,6 +126,7 @@ impl DieselStore {
             target,
             events_committed: None,
             read_cache,
+            full: Arc::default(),
         })
     }
 
@@ -139,6 +149,7 @@ impl DieselStore {
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
             read_cache: self.read_cache.clone(),
+            full: self.full.clone(),
         })
     }
 
@@ -180,6 +191,19 @@ impl DieselStore {
     /// other writes (`writer`); on PostgreSQL with a pooled connection on tokio's blocking
     /// pool. The caller's tracing span goes along.
     async fn run<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
+        let result = self.run_unnoted(f).await;
+        if matches!(result, Err(StoreError::Full(_))) {
+            self.full.store(true, Ordering::Relaxed);
+        }
+        result
+    }
+
+    /// `run`, without noting a full database for `ping`.
+    async fn run_unnoted<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
@@ -296,6 +320,64 @@ pub(crate) fn failed(error: DbError) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A full database (here SQLite's `max_page_count`, as a full disk would) is
+    /// `StoreError::Full`, and `ping` reports it until a write fits again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_full_database_is_reported_as_full_until_space_is_freed() {
+        use diesel::{sql_types::BigInt, QueryableByName, RunQueryDsl};
+        use sounding_domain::ports::SettingsStore;
+
+        #[derive(QueryableByName)]
+        struct Pages {
+            #[diesel(sql_type = BigInt)]
+            page_count: i64,
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("full.db").display());
+        let roomy = DieselStore::connect(&url).unwrap();
+        roomy.migrate().await.unwrap();
+        let pages = diesel::sql_query("PRAGMA page_count")
+            .get_result::<Pages>(&mut roomy.pool.get().unwrap())
+            .unwrap()
+            .page_count;
+        let options = PoolOptions {
+            sqlite_max_page_count: Some(u64::try_from(pages).unwrap() + 16),
+            ..PoolOptions::default()
+        };
+        let store = DieselStore::connect_with(&url, options).unwrap();
+        store.ping().await.unwrap();
+
+        let value = "v".repeat(3000);
+        let mut failure = None;
+        for n in 0..200 {
+            if let Err(error) = store
+                .get_or_init_setting(&format!("fill-{n}"), &value)
+                .await
+            {
+                failure = Some(error);
+                break;
+            }
+        }
+        let failure = failure.expect("16 pages fill up");
+        assert!(matches!(failure, StoreError::Full(_)), "{failure:?}");
+        assert!(
+            matches!(store.ping().await, Err(StoreError::Full(_))),
+            "ping reports the full database"
+        );
+        // Still full: ping keeps saying so.
+        assert!(matches!(store.ping().await, Err(StoreError::Full(_))));
+
+        diesel::sql_query("DELETE FROM settings WHERE name LIKE 'fill-%'")
+            .execute(&mut roomy.pool.get().unwrap())
+            .unwrap();
+        store.ping().await.expect("room again");
+        store
+            .get_or_init_setting("after", &value)
+            .await
+            .expect("writes fit again");
+        store.ping().await.unwrap();
+    }
 
     #[test]
     fn a_store_with_its_own_pool_shares_the_write_gate_and_no_other_store_does() {

@@ -28,6 +28,7 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
             "20261126000001",
             "20261127000001",
             "20261128000001",
+            "20261128000017",
         ]
     );
     assert!(store.migrate().await.unwrap().is_empty());

@@ -91,9 +91,21 @@ impl State {
 
 #[async_trait]
 impl WebhookStore for MemoryStore {
-    async fn insert_webhook(&self, webhook: &WebhookSubscription) -> StoreResult<()> {
-        self.state().webhooks.insert(webhook.id, webhook.clone());
-        Ok(())
+    async fn insert_webhook(
+        &self,
+        webhook: &WebhookSubscription,
+    ) -> StoreResult<WebhookSubscription> {
+        let mut state = self.state();
+        let existing = state.webhooks.values().find(|w| {
+            w.team_id == webhook.team_id
+                && w.target_url == webhook.target_url
+                && w.event == webhook.event
+        });
+        if let Some(existing) = existing {
+            return Ok(existing.clone());
+        }
+        state.webhooks.insert(webhook.id, webhook.clone());
+        Ok(webhook.clone())
     }
 
     async fn webhooks(&self, team: TeamId) -> StoreResult<Vec<WebhookSubscription>> {

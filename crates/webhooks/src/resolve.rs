@@ -116,6 +116,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn connections_drop_6to4_and_teredo_forms_of_private_addresses() {
+        let kept = resolve(
+            &[
+                "2002:7f00:1::1",                       // 6to4 of 127.0.0.1
+                "2001:0:4136:e378:8000:63bf:f5ff:fffe", // Teredo, client 10.0.0.1
+                "2002:808:808::1",                      // 6to4 of 8.8.8.8
+                "2001:0:4136:e378:8000:63bf:f7f7:fbfb", // Teredo, client 8.8.4.4
+            ],
+            false,
+        )
+        .await;
+        assert_eq!(
+            kept,
+            Ok(vec![
+                "2002:808:808::1".parse().unwrap(),
+                "2001:0:4136:e378:8000:63bf:f7f7:fbfb".parse().unwrap(),
+            ])
+        );
+    }
+
+    #[tokio::test]
     async fn allowing_private_targets_keeps_everything() {
         let kept = resolve(&["127.0.0.1", "10.0.0.1"], true).await.unwrap();
         assert_eq!(kept.len(), 2);

@@ -58,7 +58,8 @@ async fn subscribed(
     url: &str,
 ) -> WebhookSubscription {
     let w = webhook(team, kind, url, t0());
-    store.insert_webhook(&w).await.expect("insert webhook");
+    let stored = store.insert_webhook(&w).await.expect("insert webhook");
+    assert_eq!(stored, w, "a new target and event is stored as given");
     w
 }
 
@@ -211,6 +212,84 @@ pub async fn webhooks_are_listed_oldest_first_and_found_within_their_team(store:
     assert_eq!(store.webhook(team, first.id).await.unwrap(), None);
     assert_eq!(store.webhooks(team).await.unwrap(), vec![tie_low, tie_high]);
     assert_eq!(store.webhooks(other).await.unwrap(), vec![theirs]);
+}
+
+pub async fn subscribing_the_same_target_and_event_again_returns_the_first_subscription(
+    store: Arc<dyn Store>,
+) {
+    let team = stored_team(&*store, "acme").await.team.id;
+    let other = stored_team(&*store, "other").await.team.id;
+    let url = "https://same.example/hook";
+    let first = webhook(team, EventKind::NewFeedback, url, t0());
+    assert_eq!(store.insert_webhook(&first).await.unwrap(), first);
+    // Again: the first comes back, its id, secret and date; nothing is added.
+    let again = webhook(
+        team,
+        EventKind::NewFeedback,
+        url,
+        at("2026-03-04T05:00:00.000Z"),
+    );
+    assert_eq!(store.insert_webhook(&again).await.unwrap(), first);
+    assert_eq!(store.webhooks(team).await.unwrap(), vec![first.clone()]);
+    // Another event, another target or another team is another subscription.
+    for new in [
+        webhook(team, EventKind::TopicsCreate, url, t0()),
+        webhook(
+            team,
+            EventKind::NewFeedback,
+            "https://same.example/other",
+            t0(),
+        ),
+        webhook(other, EventKind::NewFeedback, url, t0()),
+    ] {
+        assert_eq!(store.insert_webhook(&new).await.unwrap(), new);
+    }
+    assert_eq!(store.webhooks(team).await.unwrap().len(), 3);
+    assert_eq!(store.webhooks(other).await.unwrap().len(), 1);
+
+    // An event reaches the target once, not once per subscribe.
+    appended(&*store, team, EventKind::NewFeedback, 1).await;
+    store
+        .fan_out(at("2026-03-04T06:00:00.000Z"), 100)
+        .await
+        .unwrap();
+    let to_first: Vec<_> = all(&*store, team)
+        .await
+        .into_iter()
+        .filter(|d| d.target_url == url)
+        .collect();
+    assert_eq!(to_first.len(), 1, "{to_first:?}");
+    assert_eq!(to_first[0].webhook_id, first.id);
+
+    // Once removed, subscribing makes a new one.
+    assert!(store.delete_webhook(team, first.id).await.unwrap());
+    assert_eq!(store.insert_webhook(&again).await.unwrap(), again);
+}
+
+pub async fn concurrent_identical_subscribes_make_one_subscription(store: Arc<dyn Store>) {
+    let team = stored_team(&*store, "acme").await.team.id;
+    let url = "https://race.example/hook";
+    let tasks: Vec<_> = (0..16)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let w = webhook(team, EventKind::NewFeedback, url, t0());
+                store.insert_webhook(&w).await.unwrap()
+            })
+        })
+        .collect();
+    let mut stored = Vec::new();
+    for task in tasks {
+        stored.push(task.await.unwrap());
+    }
+    let listed = store.webhooks(team).await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    for s in &stored {
+        assert_eq!(
+            s, &listed[0],
+            "every caller gets the one stored subscription"
+        );
+    }
 }
 
 pub async fn fan_out_makes_one_delivery_per_matching_subscription_once(store: Arc<dyn Store>) {

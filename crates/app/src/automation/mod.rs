@@ -9,5 +9,5 @@ pub use dispatch::{dispatch_once, DispatchOptions, DispatchReport};
 pub use retention::prune_history;
 pub use subscriptions::{
     list_deliveries, list_webhooks, redeliver, subscribe, unsubscribe, DeliveryListInput,
-    Unsubscribe,
+    Subscribed, Unsubscribe,
 };

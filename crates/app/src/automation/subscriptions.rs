@@ -18,9 +18,20 @@ use crate::error::{AppError, AppResult};
 /// Deliveries per page when the caller does not say.
 pub const DEFAULT_DELIVERIES_LIMIT: i64 = 20;
 
+/// What `subscribe` came to: the team's one subscription of that target and event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscribed {
+    pub webhook: WebhookSubscription,
+    /// `false` when the team already had it: its secret was shown when it was made, and is
+    /// not shown again (docs/decisions.md).
+    pub created: bool,
+}
+
 /// Subscribes a target to an event. Unless private targets are allowed, a host name that
 /// resolves to any non-public address is refused now; one that does not resolve yet is
-/// accepted, and every connection checks the addresses again.
+/// accepted, and every connection checks the addresses again. Subscribing again to the same
+/// (normalised) target and event returns the existing subscription instead of doubling every
+/// delivery.
 pub async fn subscribe(
     webhooks: &dyn WebhookStore,
     resolver: &dyn HostResolver,
@@ -29,7 +40,7 @@ pub async fn subscribe(
     policy: TargetPolicy,
     target_url: Option<&str>,
     event: Option<&str>,
-) -> AppResult<WebhookSubscription> {
+) -> AppResult<Subscribed> {
     caller.require(Need::Admin(AdminArea::Automation))?;
     let target = target_url.ok_or_else(|| AppError::invalid("target_url is required"))?;
     let url = check_target_url(target, policy)?;
@@ -52,8 +63,11 @@ pub async fn subscribe(
         secret: new_secret(),
         created_at: clock.now(),
     };
-    webhooks.insert_webhook(&webhook).await?;
-    Ok(webhook)
+    let stored = webhooks.insert_webhook(&webhook).await?;
+    Ok(Subscribed {
+        created: stored.id == webhook.id,
+        webhook: stored,
+    })
 }
 
 /// Which subscription `automation.unsubscribe` names: by id, or by target and event.
@@ -239,8 +253,11 @@ mod tests {
             none
         }] {
             let mut store = MockWebhookStore::new();
-            store.expect_insert_webhook().times(1).returning(|_| Ok(()));
-            let webhook = subscribe(
+            store
+                .expect_insert_webhook()
+                .times(1)
+                .returning(|w| Ok(w.clone()));
+            let Subscribed { webhook, created } = subscribe(
                 &store,
                 &resolver,
                 &Fixed,
@@ -253,6 +270,7 @@ mod tests {
             .unwrap();
             assert_eq!(webhook.target_url, "https://hooks.test/x");
             assert!(webhook.secret.starts_with("whsec_"));
+            assert!(created);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Webhook subscription and delivery shapes, and the parameters of `automation.*`.
 
 use serde::{Deserialize, Serialize};
-use sounding_app::automation::{DeliveryListInput, Unsubscribe};
+use sounding_app::automation::{DeliveryListInput, Subscribed, Unsubscribe};
 use sounding_domain::{
     webhook::{Delivery, WebhookSubscription},
     DeliveryId, EventId, Timestamp, WebhookId,
@@ -34,7 +34,8 @@ impl From<&WebhookSubscription> for WebhookDto {
     }
 }
 
-/// A new subscription: with its signing secret, shown this once.
+/// A new subscription: with its signing secret, shown this once. A repeated subscribe of the
+/// same target and event answers the existing subscription without `secret`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscribedDto {
@@ -42,26 +43,29 @@ pub struct SubscribedDto {
     pub id: WebhookId,
     pub target_url: String,
     pub event: &'static str,
-    /// `whsec_` + base64 of 32 random bytes: the Standard Webhooks signing key.
-    pub secret: String,
+    /// `whsec_` + base64 of 32 random bytes: the Standard Webhooks signing key. Only when
+    /// this call created the subscription.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Timestamp,
 }
 
-/// `{data: {id, targetUrl, event, secret, createdAt}}`.
+/// `{data: {id, targetUrl, event, secret?, createdAt}}`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SubscribedResponse {
     pub data: SubscribedDto,
 }
 
 impl SubscribedResponse {
-    pub fn new(w: &WebhookSubscription) -> Self {
+    pub fn new(subscribed: &Subscribed) -> Self {
+        let w = &subscribed.webhook;
         Self {
             data: SubscribedDto {
                 id: w.id,
                 target_url: w.target_url.clone(),
                 event: w.event.as_str(),
-                secret: w.secret.clone(),
+                secret: subscribed.created.then(|| w.secret.clone()),
                 created_at: w.created_at,
             },
         }

@@ -28,7 +28,7 @@ use crate::{
     tag = "automation",
     request_body = SubscribeParams,
     responses(
-        (status = 200, description = "The subscription with its signing secret.", body = SubscribedResponse),
+        (status = 200, description = "The subscription, with its signing secret when this call created it; the team's existing subscription of the same target and event, without `secret`, when it had one.", body = SubscribedResponse),
         (status = 400, description = "`target_url is required`, `target_url must use https`, `target_url must not point at a private, loopback or reserved address`, `target_url resolves to a private, loopback or reserved address`, `event must be one of new_feedback, …`.", body = ErrorBody),
         (status = 403, description = "The key's role may not manage automation.", body = ErrorBody),
     ),
@@ -39,7 +39,7 @@ pub async fn subscribe(
     caller: TeamCaller,
     Params(params): Params<SubscribeParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let webhook = automation::subscribe(
+    let subscribed = automation::subscribe(
         &*state.store,
         &*state.host_resolver,
         &*state.clock,
@@ -49,7 +49,7 @@ pub async fn subscribe(
         params.event.as_deref(),
     )
     .await?;
-    Ok(HttpResponse::Ok().json(SubscribedResponse::new(&webhook)))
+    Ok(HttpResponse::Ok().json(SubscribedResponse::new(&subscribed)))
 }
 
 /// Removes a subscription, by `id` or by `target_url` and `event`.

@@ -1,8 +1,9 @@
 //! Health endpoints, outside the API prefixes and never rate limited: `GET /healthz` (the
 //! process answers) and `GET /readyz` (the database answers too).
 
-use actix_web::{web, HttpResponse};
+use actix_web::{http::StatusCode, web, HttpResponse};
 use serde::Serialize;
+use sounding_domain::ports::StoreError;
 use utoipa::ToSchema;
 
 use crate::{dto::common::ErrorBody, error::ApiError, state::ApiState};
@@ -25,7 +26,8 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(HealthStatus { status: "ok" })
 }
 
-/// Readiness: the database answers a ping.
+/// Readiness: the database answers a ping and, after a write failed because it was full,
+/// takes a write again.
 #[utoipa::path(
     get,
     path = "/readyz",
@@ -33,15 +35,63 @@ pub async fn healthz() -> HttpResponse {
     tag = "health",
     responses(
         (status = 200, description = "`{\"status\":\"ready\"}`", body = HealthStatus),
-        (status = 503, description = "The database does not answer.", body = ErrorBody),
+        (status = 503, description = "`Service unavailable` when the database does not answer; `Service unavailable: the database is full` while it is full.", body = ErrorBody),
     ),
 )]
 pub async fn readyz(state: web::Data<ApiState>) -> Result<HttpResponse, ApiError> {
-    match state.store.ping().await {
+    readiness(state.store.ping().await)
+}
+
+fn readiness(ping: Result<(), StoreError>) -> Result<HttpResponse, ApiError> {
+    match ping {
         Ok(()) => Ok(HttpResponse::Ok().json(HealthStatus { status: "ready" })),
+        Err(StoreError::Full(detail)) => {
+            tracing::warn!(%detail, "readiness check failed: the database is full");
+            Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service unavailable: the database is full",
+            ))
+        }
         Err(err) => {
             tracing::warn!(error = %err, "readiness check failed");
             Err(ApiError::unavailable())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::{body::to_bytes, ResponseError};
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    async fn answer(ping: Result<(), StoreError>) -> (u16, Value) {
+        let response = match readiness(ping) {
+            Ok(response) => response,
+            Err(err) => err.error_response(),
+        };
+        let status = response.status().as_u16();
+        let bytes = to_bytes(response.into_body()).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[actix_web::test]
+    async fn readiness_says_when_the_database_is_full() {
+        assert_eq!(answer(Ok(())).await, (200, json!({"status": "ready"})));
+        assert_eq!(
+            answer(Err(StoreError::Full("database or disk is full".into()))).await,
+            (
+                503,
+                json!({"error": "Service unavailable: the database is full", "statusCode": 503})
+            )
+        );
+        assert_eq!(
+            answer(Err(StoreError::Unavailable("refused".into()))).await,
+            (
+                503,
+                json!({"error": "Service unavailable", "statusCode": 503})
+            )
+        );
     }
 }

@@ -1,11 +1,16 @@
 //! Settings: named values kept in the database, such as the generated token-signing secret;
 //! and `ping`, the health check.
 
+use std::sync::atomic::Ordering;
+
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::ports::{SettingsStore, StoreResult};
 
 use crate::{connection::per_backend, schema::settings, tx::write_tx, DieselStore};
+
+/// The name of `ping`'s probe row, never left behind.
+const FULL_PROBE: &str = "sounding.ping.full-probe";
 
 #[derive(Insertable)]
 #[diesel(table_name = settings)]
@@ -40,11 +45,36 @@ impl SettingsStore for DieselStore {
         .await
     }
 
+    /// `SELECT 1`; but after an operation failed because the database was full, a write: a
+    /// row of 8 KiB (a few pages) inserted and deleted in one transaction. It fails the same
+    /// way while the database or its disk is still full, and once it commits the store is
+    /// taken to have room again. So `/readyz` says "full" exactly while writes fail, and the
+    /// probe costs nothing (no commit, no read-cache miss) the rest of the time.
     async fn ping(&self) -> StoreResult<()> {
-        self.run(|conn| {
-            diesel::sql_query("SELECT 1").execute(conn)?;
-            Ok(())
+        if !self.full.load(Ordering::Relaxed) {
+            return self
+                .run(|conn| {
+                    diesel::sql_query("SELECT 1").execute(conn)?;
+                    Ok(())
+                })
+                .await;
+        }
+        let probe = SettingRow {
+            name: FULL_PROBE.to_owned(),
+            value: "x".repeat(8192),
+        };
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                per_backend!(conn, |inner| diesel::insert_into(settings::table)
+                    .values(&probe)
+                    .on_conflict_do_nothing()
+                    .execute(inner))?;
+                diesel::delete(settings::table.find(FULL_PROBE)).execute(conn)?;
+                Ok(())
+            })
         })
-        .await
+        .await?;
+        self.full.store(false, Ordering::Relaxed);
+        Ok(())
     }
 }

@@ -26,6 +26,7 @@ use self::{
 };
 use super::to_db_time;
 use crate::{
+    connection::per_backend,
     schema::webhooks,
     tx::{read, worker_tx, write_tx},
     DieselStore,
@@ -33,14 +34,27 @@ use crate::{
 
 #[async_trait]
 impl WebhookStore for DieselStore {
-    async fn insert_webhook(&self, webhook: &WebhookSubscription) -> StoreResult<()> {
+    async fn insert_webhook(
+        &self,
+        webhook: &WebhookSubscription,
+    ) -> StoreResult<WebhookSubscription> {
         let row = WebhookRow::from_domain(webhook);
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                diesel::insert_into(webhooks::table)
+                // Insert-if-absent on the unique (team_id, target_url, event), then read what
+                // is there: a concurrent identical insert makes ours a no-op (PostgreSQL waits
+                // for it to commit), so both callers get the one stored subscription.
+                per_backend!(conn, |inner| diesel::insert_into(webhooks::table)
                     .values(&row)
-                    .execute(conn)?;
-                Ok(())
+                    .on_conflict_do_nothing()
+                    .execute(inner))?;
+                webhooks::table
+                    .filter(webhooks::team_id.eq(&row.team_id))
+                    .filter(webhooks::target_url.eq(&row.target_url))
+                    .filter(webhooks::event.eq(&row.event))
+                    .select(WebhookRow::as_select())
+                    .get_result(conn)?
+                    .into_domain()
             })
         })
         .await

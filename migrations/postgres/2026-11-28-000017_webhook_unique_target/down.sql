@@ -1,0 +1,1 @@
+DROP INDEX webhooks_team_id_target_url_event_key;
