@@ -160,6 +160,24 @@ impl ServerProcess {
         self.stdout.lock().unwrap().clone()
     }
 
+    /// Standard output once a line contains `needle` (within 10 s). Output on stdout is read
+    /// by another thread than the "listening" line on stderr, and the key banner is printed
+    /// just after it: a check right after the start may find it not there yet.
+    pub fn stdout_with(&self, needle: &str) -> Vec<String> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let lines = self.stdout();
+            if lines.iter().any(|l| l.contains(needle)) {
+                return lines;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no line with {needle:?} on stdout: {lines:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     pub fn stderr(&self) -> Vec<String> {
         self.stderr.lock().unwrap().clone()
     }
