@@ -1,7 +1,7 @@
 //! The one way a stored row changes. A use case describes the change as an [`Edit`]: a
 //! function of the row as it is. The store runs it on the row read *inside* its write
 //! transaction (under a row lock where the engine has one), and writes the result back,
-//! with the events the edit asked for, only when the row really changed ([`apply`]).
+//! with the events the edit asked for, only when the row really changed ([`run`]).
 //!
 //! Why: an update that reads the row first and writes every column back later undoes any
 //! change committed in between, and announces a change that another request already made.
@@ -43,36 +43,6 @@ impl<T> Edited<T> {
     }
 }
 
-/// What running an edit decided, before anything is written.
-#[derive(Debug)]
-pub enum Applied<T> {
-    /// Nothing to write: the row as it is.
-    Unchanged(T),
-    /// Write `after` (the store may compare it with `before` to write only what changed)
-    /// and append `events`, in the same transaction.
-    Changed {
-        before: T,
-        after: T,
-        events: Vec<NewEvent>,
-    },
-}
-
-/// Runs `edit` on a copy of `before`, the row as the store read it in its write transaction.
-/// A row that comes out equal to what went in is unchanged, and the edit's events are
-/// dropped: one real change, one event, however many requests asked for it.
-pub fn apply<T: Clone + PartialEq>(before: T, edit: Edit<T>) -> DomainResult<Applied<T>> {
-    let mut after = before.clone();
-    let events = edit(&mut after)?;
-    if after == before {
-        return Ok(Applied::Unchanged(before));
-    }
-    Ok(Applied::Changed {
-        before,
-        after,
-        events,
-    })
-}
-
 /// Why a store did not write an edited row.
 #[derive(Debug)]
 pub enum Blocked<E> {
@@ -104,18 +74,20 @@ where
     let Some(before) = found else {
         return Ok(Edited::Gone);
     };
-    match apply(before, edit) {
-        Err(refused) => Ok(Edited::Refused(refused)),
-        Ok(Applied::Unchanged(row)) => Ok(Edited::Unchanged(row)),
-        Ok(Applied::Changed {
-            before,
-            after,
-            events,
-        }) => match write(&before, &after, events) {
-            Ok(()) => Ok(Edited::Changed(after)),
-            Err(Blocked::Refused(refused)) => Ok(Edited::Refused(refused)),
-            Err(Blocked::Failed(error)) => Err(error),
-        },
+    let mut after = before.clone();
+    let events = match edit(&mut after) {
+        Ok(events) => events,
+        Err(refused) => return Ok(Edited::Refused(refused)),
+    };
+    // A row that comes out as it went in is unchanged, and the edit's events are dropped:
+    // one real change, one event, however many requests asked for it.
+    if after == before {
+        return Ok(Edited::Unchanged(before));
+    }
+    match write(&before, &after, events) {
+        Ok(()) => Ok(Edited::Changed(after)),
+        Err(Blocked::Refused(refused)) => Ok(Edited::Refused(refused)),
+        Err(Blocked::Failed(error)) => Err(error),
     }
 }
 

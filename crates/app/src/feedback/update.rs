@@ -11,7 +11,7 @@ use sounding_domain::{
     ports::{Clock, Store},
     subscriber::SubscriberRef,
     tag::{self, TagRef},
-    DomainError, Entity, FeedbackId, SubscriberId, TagId, TeamId, Timestamp,
+    Entity, FeedbackId, TagId, TeamId, Timestamp,
 };
 
 use super::{
@@ -96,7 +96,7 @@ pub async fn update_feedback(
         editor: SubscriberRef::from(&editor),
         now,
     };
-    save(store, caller.team_id, id, edit, None).await
+    save(store, caller.team_id, id, edit).await
 }
 
 /// The tags `ids` name, in display order: 404 `Tag not found` unless each is the team's.
@@ -125,9 +125,11 @@ pub async fn update_public_feedback(
     let caller = Caller::Subscriber(session.clone());
     // What the caller may not read is not found, as for `feedbacks.info`.
     let view = readable_feedback(store, &caller, id).await?;
-    let creator = session.subscriber.id;
-    if view.feedback.creator_id != creator {
-        return Err(not_the_creator().into());
+    // The creator never changes, so this holds for the item as stored too.
+    if view.feedback.creator_id != session.subscriber.id {
+        return Err(AppError::forbidden(
+            "You do not have permission to update this feedback",
+        ));
     }
     let board = match changes.board_id.as_deref() {
         Some(raw) => Some(board_ref(&board_open_to(store, &caller, raw).await?)),
@@ -140,11 +142,7 @@ pub async fn update_public_feedback(
         editor: SubscriberRef::from(&session.subscriber),
         now: clock.now(),
     };
-    save(store, session.subscriber.team_id, id, edit, Some(creator)).await
-}
-
-fn not_the_creator() -> DomainError {
-    DomainError::Forbidden("You do not have permission to update this feedback".into())
+    save(store, session.subscriber.team_id, id, edit).await
 }
 
 /// One `feedbacks.update`, as applied to the item read inside the store's transaction.
@@ -200,26 +198,15 @@ impl Revision {
     }
 }
 
-/// Stores the revision atomically (`FeedbackStore::edit_feedback`). With `creator`, only the
-/// item's creator may change it (checked on the item as stored).
+/// Stores the revision atomically (`FeedbackStore::edit_feedback`).
 async fn save(
     store: &dyn Store,
     team: TeamId,
     id: FeedbackId,
     revision: Revision,
-    creator: Option<SubscriberId>,
 ) -> AppResult<FeedbackView> {
     let edited = store
-        .edit_feedback(
-            team,
-            id,
-            Box::new(move |view| {
-                if creator.is_some_and(|creator| view.feedback.creator_id != creator) {
-                    return Err(not_the_creator());
-                }
-                revision.apply(view)
-            }),
-        )
+        .edit_feedback(team, id, Box::new(move |view| revision.apply(view)))
         .await?;
     Ok(edited.into_result(Entity::Feedback)?)
 }
