@@ -21,6 +21,7 @@ engine_cases!(
     every_operation_answers_every_credential_as_the_table_says,
     team_b_lists_show_none_of_team_a,
     creator_only_operations_refuse_another_subscriber_and_change_nothing,
+    every_operation_refuses_unknown_parameters_and_changes_nothing,
 );
 
 /// The credentials of the columns, in column order.
@@ -153,6 +154,8 @@ const MATRIX: &[(&str, &str)] = &[
     ("public/topic-votes.info",             "1 2 2 2 4 2 2 4 e 1 1 1"),
     ("automation.subscribe",                "1 2 3 3 2 1 1 1 e 1 1 1"),
     ("automation.unsubscribe",              "1 2 3 3 4 1 1 1 e 1 1 1"),
+    ("zapier.subscribe",                    "1 2 3 3 2 1 1 1 e 1 1 1"),
+    ("zapier.unsubscribe",                  "1 2 3 3 4 1 1 1 e 1 1 1"),
     ("automation.list",                     "1 2 2 2 2 1 1 1 e 1 1 1"),
     ("automation.deliveries",               "1 2 2 2 z 1 1 1 e 1 1 1"),
     ("automation.redeliver",                "1 2 3 3 4 1 1 1 e 1 1 1"),
@@ -650,10 +653,10 @@ async fn body_for(app: &TestApp, w: &World, op: &str, n: usize) -> Value {
             data(app, "public/topic-votes.create", ann, json!({"id": id})).await;
             json!({"id": id})
         }
-        "automation.subscribe" => {
+        "automation.subscribe" | "zapier.subscribe" => {
             json!({"target_url": w.receiver_url, "event": "topic-votes.create"})
         }
-        "automation.unsubscribe" => {
+        "automation.unsubscribe" | "zapier.unsubscribe" => {
             let body = json!({"target_url": w.receiver_url, "event": "feedbacks.delete"});
             let made = data(app, "automation.subscribe", key, body).await;
             json!({"id": made["id"]})
@@ -827,8 +830,8 @@ async fn every_operation_answers_every_credential_as_the_table_says(engine: Engi
     }
     assert_eq!(
         cells,
-        90 * 12,
-        "the matrix covers 90 operations × 12 credentials"
+        MATRIX.len() * 12,
+        "the matrix covers every operation × 12 credentials"
     );
     assert!(
         mismatches.is_empty(),
@@ -1006,4 +1009,56 @@ async fn creator_only_operations_refuse_another_subscriber_and_change_nothing(en
     );
     let (status, _) = send(&app, "feedbacks.info", Some(&app.key), &json!({"id": id})).await;
     assert_eq!(status, 404, "the creator's delete removed the item");
+}
+
+/// Every documented operation (the rows of [`MATRIX`], checked against /v1/openapi.json by
+/// the first test), called by a credential its row allows with a body that would succeed plus
+/// one unknown field in the body and one in the query string: 400 naming both, and nothing
+/// changed (issue 18).
+async fn every_operation_refuses_unknown_parameters_and_changes_nothing(engine: Engine) {
+    let Some((app, w, _receiver)) = seed(engine).await else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for (n, (op, row)) in MATRIX.iter().enumerate() {
+        let allowed = codes(row);
+        let column = [OwnerA, SubscriberA]
+            .into_iter()
+            .find(|c| "2nz".contains(allowed[index(*c)]))
+            .unwrap_or_else(|| panic!("{op}: no column of the matrix may call it"));
+        let mut body = body_for(&app, &w, op, 5000 + n).await;
+        body["zzUnknown"] = json!(true);
+        let before = app.census().await;
+        let response = app
+            .client
+            .post(format!("{}/v1/{op}?zzQuery=1", app.base))
+            .bearer_auth(w.token(column))
+            .json(&body)
+            .send()
+            .await
+            .expect("request sent");
+        let status = response.status().as_u16();
+        let reply: Value = response.json().await.unwrap_or(Value::Null);
+        let names: BTreeSet<&str> = reply["error"]
+            .as_str()
+            .and_then(|m| m.strip_prefix("Unknown parameter: "))
+            .map(|names| names.split(", ").collect())
+            .unwrap_or_default();
+        if status != 400
+            || reply["statusCode"] != 400
+            || names != BTreeSet::from(["zzQuery", "zzUnknown"])
+        {
+            failures.push(format!("{op}: {status} {reply}"));
+        } else if app.census().await != before {
+            failures.push(format!(
+                "{op}: refused, yet the team's lists or outbox changed"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} operations did not refuse unknown parameters:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

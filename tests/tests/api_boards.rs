@@ -141,7 +141,7 @@ async fn update_merges_meta_and_changes_only_given_fields(app: TestApp) {
     let reply = app
         .team(
             "feedback-boards.update",
-            json!({"id": board["id"], "meta": {"requireModeration": true}, "teamId": "x"}),
+            json!({"id": board["id"], "meta": {"requireModeration": true}}),
         )
         .await;
     let updated = reply.ok();

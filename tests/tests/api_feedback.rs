@@ -518,21 +518,27 @@ async fn only_the_creator_updates_or_deletes_public_feedback(app: TestApp) {
     app.call("public/feedbacks.update", Some(&owner), missing.clone())
         .await
         .assert_error(404, "Feedback not found");
+    let missing = json!({"feedbackId": missing["feedbackId"]});
     app.call("public/feedbacks.delete", Some(&owner), missing)
         .await
         .assert_error(404, "Feedback not found");
     assert_eq!(info(&app, &f["id"]).await, f);
     assert_eq!(app.events().await.len(), events);
 
-    // The creator changes what the public may change; status and priority are ignored.
+    // The creator changes what the public may change; status and priority are the team's,
+    // so they are unknown parameters here and the whole update is refused.
     let board = app.board(json!({"name": "Better place"})).await;
+    let mut body = json!({"feedbackId": f["id"], "text": "edited", "boardId": board["id"],
+                          "type": "idea", "meta": {"k": "v"}});
+    let mut team_only = body.clone();
+    team_only["status"] = json!("completed");
+    team_only["priority"] = json!("urgent");
+    app.call("public/feedbacks.update", Some(&owner), team_only)
+        .await
+        .assert_error(400, "Unknown parameter: priority, status");
+    assert_eq!(info(&app, &f["id"]).await, f);
     let reply = app
-        .call(
-            "public/feedbacks.update",
-            Some(&owner),
-            json!({"feedbackId": f["id"], "text": "edited", "status": "completed",
-                   "priority": "urgent", "boardId": board["id"], "type": "idea", "meta": {"k": "v"}}),
-        )
+        .call("public/feedbacks.update", Some(&owner), body.take())
         .await;
     let u = reply.ok().clone();
     assert_eq!(

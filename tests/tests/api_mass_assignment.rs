@@ -1,14 +1,14 @@
-//! Mass assignment (issue 7): create and update bodies that also carry fields the server owns —
-//! `id`, `teamId`, counts, timestamps, `subscriberId`, `creatorId`, `urlId`, `role` — change
-//! none of them. Each create is checked in its response and read back; each update is compared
-//! field by field with the object before it, only the field the body meant to change may move.
+//! Mass assignment (issues 7 and 18): create and update bodies that also carry fields the
+//! server owns — `id`, `teamId`, counts, timestamps, `subscriberId`, `urlId`, `role` — are
+//! refused as unknown parameters and change nothing; the same bodies without them do what
+//! they say, and the server sets what it owns.
 
 use serde_json::{json, Map, Value};
 use sounding_tests::{engine_tests, TestApp};
 
 engine_tests!(
-    creates_ignore_fields_the_server_owns,
-    updates_change_only_the_fields_they_name,
+    creates_refuse_fields_the_server_owns,
+    updates_refuse_fields_the_server_owns_and_change_only_the_fields_they_name,
 );
 
 const FOREIGN_ID: &str = "0190d000-0000-7000-8000-000000000001";
@@ -38,7 +38,7 @@ fn hostile(body: Value) -> Value {
     };
     let extra = json!({
         "id": FOREIGN_ID, "teamId": FOREIGN_ID, "subscriberId": FOREIGN_ID,
-        "creatorId": FOREIGN_ID, "urlId": "aaaaaaaaaa", "url": "/owned-aaaaaaaaaa",
+        "urlId": "aaaaaaaaaa", "url": "/owned-aaaaaaaaaa",
         "role": "owner", "isFirstSignin": true,
         "createdAt": LONG_AGO, "updatedAt": LONG_AGO, "publishedAt": LONG_AGO,
         "lastUpdated": LONG_AGO, "archivedAt": LONG_AGO,
@@ -49,6 +49,16 @@ fn hostile(body: Value) -> Value {
         body.entry(key.clone()).or_insert(value.clone());
     }
     Value::Object(body)
+}
+
+/// Refused as unknown parameters: the names come sorted, so `archivedAt` (never a parameter
+/// of any operation) is first, and the rest are summed up after ten.
+fn assert_refused(op: &str, reply: &sounding_tests::client::Reply) {
+    let message = reply.assert_status(400);
+    assert!(
+        message.starts_with("Unknown parameter: archivedAt, ") && message.contains(" more)"),
+        "{op}: {message}"
+    );
 }
 
 /// None of the hostile values made it into `data`.
@@ -103,14 +113,19 @@ fn assert_only_changed(op: &str, before: &Value, after: &Value, changed: &[&str]
     }
 }
 
-async fn creates_ignore_fields_the_server_owns(app: TestApp) {
+async fn creates_refuse_fields_the_server_owns(app: TestApp) {
     let team = app.team_id.clone();
     let (_, token) = app.identify("ann@example.com").await;
     let roadmap = app.roadmap("Product").await;
     let stage = app.stage(&roadmap, json!({"name": "Next"})).await;
 
+    assert_refused(
+        "feedback-boards.create",
+        &app.team("feedback-boards.create", hostile(json!({"name": "Ideas"})))
+            .await,
+    );
     let board = app
-        .team("feedback-boards.create", hostile(json!({"name": "Ideas"})))
+        .team("feedback-boards.create", json!({"name": "Ideas"}))
         .await;
     assert_server_owned_fields_kept("feedback-boards.create", board.ok(), &team);
     let board = board.ok().clone();
@@ -172,7 +187,16 @@ async fn creates_ignore_fields_the_server_owns(app: TestApp) {
         ),
     ];
     for (op, credential, body, read_back) in cases {
-        let reply = app.call(op, Some(credential), hostile(body)).await;
+        let before = app.census().await;
+        let reply = app.call(op, Some(credential), hostile(body.clone())).await;
+        assert_refused(op, &reply);
+        assert_eq!(
+            app.census().await,
+            before,
+            "{op}: a refused create changed something"
+        );
+
+        let reply = app.call(op, Some(credential), body).await;
         let data = reply.ok().clone();
         assert_server_owned_fields_kept(op, &data, &team);
         if let Some((info, field)) = read_back {
@@ -181,12 +205,9 @@ async fn creates_ignore_fields_the_server_owns(app: TestApp) {
         }
     }
 
-    // Counts start at zero, whatever the body said.
-    let feedback = app.feedback(hostile(json!({"title": "Zero"}))).await;
-    assert_eq!(feedback["feedbackVotesCount"], 0);
-    assert_eq!(feedback["feedbackCommentsCount"], 0);
-    assert_eq!(feedback["tags"], json!([]));
     // A comment cannot be written as someone else.
+    let feedback = app.feedback(json!({"title": "Zero"})).await;
+    let before = app.census().await;
     let comment = app
         .call(
             "public/feedback-comments.create",
@@ -194,9 +215,8 @@ async fn creates_ignore_fields_the_server_owns(app: TestApp) {
             hostile(json!({"feedbackId": feedback["id"], "text": "Mine"})),
         )
         .await;
-    let (ann, _) = app.identify("ann@example.com").await;
-    assert_eq!(comment.ok()["subscriber"]["id"], ann["id"]);
-    assert_server_owned_fields_kept("public/feedback-comments.create", comment.ok(), &team);
+    assert_refused("public/feedback-comments.create", &comment);
+    assert_eq!(app.census().await, before);
     // The new user has the role the body named, not the injected one.
     let users = app.team_data("users.list", json!({})).await;
     let bo = users
@@ -208,7 +228,7 @@ async fn creates_ignore_fields_the_server_owns(app: TestApp) {
     assert_eq!(bo["role"], "member");
 }
 
-async fn updates_change_only_the_fields_they_name(app: TestApp) {
+async fn updates_refuse_fields_the_server_owns_and_change_only_the_fields_they_name(app: TestApp) {
     let (ann, token) = app.identify("ann@example.com").await;
     let board = app.board(json!({"name": "Ideas"})).await;
     let feedback = app
@@ -279,20 +299,34 @@ async fn updates_change_only_the_fields_they_name(app: TestApp) {
     ];
     for (op, credential, body, (info, info_body), changed) in cases {
         let before = app.team_data(info, info_body.clone()).await;
-        let reply = app.call(op, Some(credential), hostile(body)).await;
+        let reply = app.call(op, Some(credential), hostile(body.clone())).await;
+        assert_refused(op, &reply);
+        let unchanged = app.team_data(info, info_body.clone()).await;
+        assert_eq!(
+            unchanged, before,
+            "{op}: a refused update changed the object"
+        );
+
+        let reply = app.call(op, Some(credential), body).await;
         assert_server_owned_fields_kept(op, reply.ok(), &app.team_id);
         let after = app.team_data(info, info_body).await;
         assert_only_changed(op, &before, &after, changed);
         assert_server_owned_fields_kept(info, &after, &app.team_id);
     }
 
-    // Tags: the listed tag keeps its id and creation time.
-    app.team(
+    // Tags: refused whole; then the listed tag keeps its id and creation time.
+    assert_refused(
         "tags.update",
-        hostile(json!({"id": tag["id"], "color": "#000000"})),
-    )
-    .await
-    .ok();
+        &app.team(
+            "tags.update",
+            hostile(json!({"id": tag["id"], "color": "#000000"})),
+        )
+        .await,
+    );
+    assert_eq!(app.team_data("tags.list", json!({})).await[0], tag);
+    app.team("tags.update", json!({"id": tag["id"], "color": "#000000"}))
+        .await
+        .ok();
     let tags = app.team_data("tags.list", json!({})).await;
     assert_eq!(tags[0]["id"], tag["id"]);
     assert_eq!(tags[0]["createdAt"], tag["createdAt"]);

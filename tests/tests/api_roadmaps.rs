@@ -61,9 +61,10 @@ async fn roadmaps_are_created_listed_read_updated_and_deleted(app: TestApp) {
     let product = app.team_data("roadmaps.create", body).await;
     assert_eq!(
         field_names(&product),
-        names("createdAt description id name teamId updatedAt")
+        names("createdAt description id isPrivate name teamId updatedAt")
     );
     assert_eq!(product["name"], "Product");
+    assert_eq!(product["isPrivate"], false);
     assert_eq!(product["description"], "What we build next");
     assert_eq!(product["teamId"], app.team_id);
     assert_timestamp(&product["createdAt"]);
@@ -112,9 +113,14 @@ async fn roadmaps_are_created_listed_read_updated_and_deleted(app: TestApp) {
     deleted.assert_body(200, json!({"success": true, "id": docs["id"]}));
     let all = app.team("roadmaps.list", json!({})).await;
     assert_eq!(all.each("name"), ["Product", "Public API"]);
-    for op in ["roadmaps.info", "roadmaps.update", "roadmaps.delete"] {
-        let reply = app.team(op, json!({"id": docs["id"], "name": "X"})).await;
-        reply.assert_error(404, "Roadmap not found");
+    for (op, body) in [
+        ("roadmaps.info", json!({"id": docs["id"]})),
+        ("roadmaps.update", json!({"id": docs["id"], "name": "X"})),
+        ("roadmaps.delete", json!({"id": docs["id"]})),
+    ] {
+        app.team(op, body)
+            .await
+            .assert_error(404, "Roadmap not found");
     }
     // Input.
     let reply = app.team("roadmaps.create", json!({})).await;
@@ -274,18 +280,25 @@ async fn a_new_stage_is_returned_whole(app: TestApp) {
 async fn stage_input_is_checked(app: TestApp) {
     let roadmap = app.roadmap("Product").await;
     let stage = app.stage(&roadmap, json!({"name": "Ideas"})).await;
-    let on = |key: &str, value: Value| {
-        let mut body = json!({"roadmapId": roadmap["id"], "name": "New", "id": stage["id"]});
+    // Each operation's own fields: an update takes no roadmapId, a create no id, a delete
+    // only its id.
+    let for_op = |op: &str, key: &str, value: Value| {
+        let mut body = match op {
+            "stages.create" => json!({"roadmapId": roadmap["id"], "name": "New"}),
+            "stages.update" => json!({"id": stage["id"], "name": "New"}),
+            _ => json!({"id": stage["id"]}),
+        };
         body[key] = value;
         body
     };
+    let on = |key: &str, value: Value| for_op("stages.create", key, value);
     let missing = json!(uuid::Uuid::now_v7());
     for (op, order) in [
         ("stages.create", 0),
         ("stages.create", -1),
         ("stages.update", 0),
     ] {
-        let reply = app.team(op, on("order", json!(order))).await;
+        let reply = app.team(op, for_op(op, "order", json!(order))).await;
         reply.assert_error(400, "order must be 1 or more");
     }
     for (key, value, message) in [
@@ -306,7 +319,7 @@ async fn stage_input_is_checked(app: TestApp) {
     let reply = app.team("stages.create", body).await;
     reply.assert_error(404, "Roadmap not found");
     for op in ["stages.update", "stages.delete"] {
-        let reply = app.team(op, on("id", missing.clone())).await;
+        let reply = app.team(op, for_op(op, "id", missing.clone())).await;
         reply.assert_error(404, "Stage not found");
     }
     let (info, list) = ("public/stages.info", "public/stages.list");

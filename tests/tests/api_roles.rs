@@ -139,6 +139,12 @@ fn admin_operations(w: &World) -> Vec<(&'static str, Value, &'static str)> {
             "automation",
         ),
         (
+            "zapier.subscribe",
+            json!({"target_url": "https://example.com/hook", "event": "new_feedback"}),
+            "automation",
+        ),
+        ("zapier.unsubscribe", json!({"id": NO_SUCH}), "automation"),
+        (
             "automation.redeliver",
             json!({"deliveryId": NO_SUCH}),
             "automation",

@@ -319,10 +319,13 @@ async fn a_private_stages_topic_is_for_team_members_only(app: TestApp) {
     let (_, owner) = app.identify(OWNER_EMAIL).await;
     let before = app.events().await.len();
     // Its own creator is no team member: it is not found for them.
-    let body = json!({"id": topic["id"], "text": "hello"});
     for op in ["comments.create", "votes.create", "votes.info"] {
+        let mut body = json!({"id": topic["id"]});
+        if op == "comments.create" {
+            body["text"] = json!("hello");
+        }
         let op = format!("public/topic-{op}");
-        let reply = app.call(&op, Some(&author), body.clone()).await;
+        let reply = app.call(&op, Some(&author), body).await;
         reply.assert_error(404, "Topic not found");
     }
     assert_eq!(app.events().await.len(), before);

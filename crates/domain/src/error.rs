@@ -59,6 +59,17 @@ pub enum DomainError {
 }
 
 impl DomainError {
+    /// The error of a field inside `parent` (`stages[0]`): an invalid input's message is
+    /// prefixed with the path (`stages[0].name is required`); other errors stay as they are.
+    pub fn within(self, parent: &str) -> Self {
+        match self {
+            DomainError::Invalid(message) => DomainError::Invalid(format!("{parent}.{message}")),
+            other => other,
+        }
+    }
+}
+
+impl DomainError {
     pub fn invalid(message: impl Into<String>) -> Self {
         DomainError::Invalid(message.into())
     }

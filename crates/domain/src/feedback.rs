@@ -238,7 +238,53 @@ pub struct FeedbackQuery {
     pub search: Option<String>,
     /// Start of the trending window (`now` minus [`TRENDING_WINDOW_SECONDS`]).
     pub trending_since: Timestamp,
+    /// Only items created in this range.
+    pub created: CreatedRange,
     pub page: PageRequest,
+}
+
+/// A `createdAt` range, both ends included (`from`/`to` of the lists).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CreatedRange {
+    pub from: Option<Timestamp>,
+    pub to: Option<Timestamp>,
+}
+
+impl CreatedRange {
+    /// Parses RFC 3339 timestamps, or dates (`2026-11-26`: `from` at the day's start, `to`
+    /// at its end). An end before its start is refused rather than answered empty.
+    pub fn parse(from: Option<&str>, to: Option<&str>) -> DomainResult<Self> {
+        let range = Self {
+            from: from.map(|raw| range_end("from", raw, false)).transpose()?,
+            to: to.map(|raw| range_end("to", raw, true)).transpose()?,
+        };
+        if let (Some(from), Some(to)) = (range.from, range.to) {
+            if to < from {
+                return Err(DomainError::invalid("to must not be before from"));
+            }
+        }
+        Ok(range)
+    }
+
+    pub fn contains(&self, at: Timestamp) -> bool {
+        self.from.is_none_or(|from| at >= from) && self.to.is_none_or(|to| at <= to)
+    }
+}
+
+/// One end of a range: a timestamp, or a date taken as its first or last millisecond.
+fn range_end(field: &str, raw: &str, end_of_day: bool) -> DomainResult<Timestamp> {
+    let raw = raw.trim();
+    let parsed = match Timestamp::parse_rfc3339(raw) {
+        Some(at) => Some(at),
+        None => {
+            Timestamp::parse_date(raw).map(|day| if end_of_day { day.end_of_day() } else { day })
+        }
+    };
+    parsed.ok_or_else(|| {
+        DomainError::invalid(format!(
+            "{field} must be an RFC 3339 timestamp or a date (YYYY-MM-DD)"
+        ))
+    })
 }
 
 /// The text `search` is matched against: title and text, lowercased (Unicode-aware, so both
@@ -433,5 +479,46 @@ mod tests {
         };
         assert_eq!(moved.apply(&mut f, now), Ok(Some(FeedbackStatus::InReview)));
         assert_eq!(f.status, FeedbackStatus::Planned);
+    }
+}
+
+#[cfg(test)]
+mod created_range_tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_timestamps_bound_the_range_inclusively() {
+        let range = CreatedRange::parse(Some("2026-11-01"), Some("2026-11-02")).unwrap();
+        let at = |raw| Timestamp::parse_rfc3339(raw).unwrap();
+        assert!(!range.contains(at("2026-10-31T23:59:59.999Z")));
+        assert!(range.contains(at("2026-11-01T00:00:00.000Z")));
+        assert!(range.contains(at("2026-11-02T23:59:59.999Z")));
+        assert!(!range.contains(at("2026-11-03T00:00:00.000Z")));
+        let exact = CreatedRange::parse(Some("2026-11-01T10:00:00+02:00"), None).unwrap();
+        assert_eq!(exact.from, Some(at("2026-11-01T08:00:00Z")));
+        assert!(exact.contains(at("2030-01-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn bad_ends_are_refused_by_name() {
+        assert_eq!(
+            CreatedRange::parse(Some("yesterday"), None)
+                .unwrap_err()
+                .to_string(),
+            "from must be an RFC 3339 timestamp or a date (YYYY-MM-DD)"
+        );
+        assert_eq!(
+            CreatedRange::parse(None, Some("2026-13-01"))
+                .unwrap_err()
+                .to_string(),
+            "to must be an RFC 3339 timestamp or a date (YYYY-MM-DD)"
+        );
+        assert_eq!(
+            CreatedRange::parse(Some("2026-11-02"), Some("2026-11-01"))
+                .unwrap_err()
+                .to_string(),
+            "to must not be before from"
+        );
+        assert!(CreatedRange::parse(Some("9999-12-31"), Some("9999-12-31")).is_ok());
     }
 }

@@ -20,8 +20,8 @@ use crate::{
     feedback_comment::{CommentQuery, CommentView, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{
-        ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId,
-        TopicId, UserId,
+        ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TagId, TeamId,
+        TopicCommentId, TopicId, UserId,
     },
     page::Paged,
     roadmap::Roadmap,
@@ -63,6 +63,8 @@ pub mod conflicts {
     pub const USER_EMAIL: &str = "user_email";
     /// A feedback item's `urlId` is taken in the team (the use case draws another).
     pub const FEEDBACK_URL_ID: &str = "feedback_url_id";
+    /// A tag given to a new feedback item is not the team's (deleted meanwhile).
+    pub const FEEDBACK_TAG: &str = "feedback_tag";
     /// A board still holds feedback and cannot be deleted.
     pub const BOARD_NOT_EMPTY: &str = "board_not_empty";
     /// A stage still holds topics and deletion was not forced.
@@ -230,9 +232,15 @@ pub trait BoardStore: Send + Sync {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait FeedbackStore: Send + Sync {
-    /// Inserts the item (counts 0) and makes its creator a follower. Conflict
-    /// `feedback_url_id` (and nothing written) when the team already has its `url_id`.
-    async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()>;
+    /// Inserts the item (counts 0) with `tags`, and makes its creator a follower. Conflict
+    /// `feedback_url_id` (and nothing written) when the team already has its `url_id`;
+    /// conflict `feedback_tag` (nothing written) when a tag is not, or no longer, the team's.
+    async fn insert_feedback(
+        &self,
+        feedback: &Feedback,
+        tags: &[TagId],
+        events: &[NewEvent],
+    ) -> StoreResult<()>;
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>>;
     /// Who may read the item (`feedback`'s view, cut to that); `None` when it is gone.
     async fn feedback_reach(
@@ -332,7 +340,9 @@ pub trait FeedbackStore: Send + Sync {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait RoadmapStore: Send + Sync {
-    async fn insert_roadmap(&self, roadmap: &Roadmap) -> StoreResult<()>;
+    /// Inserts the roadmap with its first `stages`, ordered 1, 2, 3… as given, in one
+    /// transaction.
+    async fn insert_roadmap(&self, roadmap: &Roadmap, stages: &[Stage]) -> StoreResult<()>;
     /// The team's roadmaps, oldest first.
     async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>>;
     async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>>;
@@ -735,17 +745,13 @@ pub trait TagStore: Send + Sync {
     async fn insert_tag(&self, tag: &crate::tag::Tag) -> StoreResult<()>;
     /// Every tag of the team, in `tag::sort_full` order.
     async fn tags(&self, team: TeamId) -> StoreResult<Vec<crate::tag::Tag>>;
-    async fn tag(
-        &self,
-        team: TeamId,
-        id: crate::ids::TagId,
-    ) -> StoreResult<Option<crate::tag::Tag>>;
+    async fn tag(&self, team: TeamId, id: TagId) -> StoreResult<Option<crate::tag::Tag>>;
     /// Runs `edit` on the tag as stored, atomically (see `crate::edit`). Conflict `tag_name`
     /// (nothing written) when another tag of the team has the new name.
     async fn edit_tag(
         &self,
         team: TeamId,
-        id: crate::ids::TagId,
+        id: TagId,
         edit: Edit<crate::tag::Tag>,
     ) -> StoreResult<Edited<crate::tag::Tag>>;
     /// Removes the tag and takes it off every item; `false` when there was none.

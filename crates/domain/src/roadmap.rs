@@ -13,6 +13,8 @@ pub struct Roadmap {
     pub team_id: TeamId,
     pub name: String,
     pub description: String,
+    /// Its stages start private unless they say otherwise (`StageMeta::for_new_stage`).
+    pub is_private: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -41,6 +43,7 @@ impl Roadmap {
         team_id: TeamId,
         name: Option<&str>,
         description: Option<&str>,
+        is_private: bool,
         now: Timestamp,
     ) -> DomainResult<Self> {
         Ok(Self {
@@ -49,6 +52,7 @@ impl Roadmap {
             name: text::required("name", name, text::NAME_MAX)?,
             description: text::optional("description", description, text::TEXT_MAX)?
                 .unwrap_or_default(),
+            is_private,
             created_at: now,
             updated_at: now,
         })

@@ -61,6 +61,16 @@ impl StageMetaPatch {
         })
     }
 
+    /// A new stage's meta: as private as its roadmap, unless the patch says otherwise.
+    pub fn for_new_stage(self, roadmap_is_private: bool) -> StageMeta {
+        let mut meta = StageMeta {
+            is_private: roadmap_is_private,
+            ..StageMeta::default()
+        };
+        self.apply(&mut meta);
+        meta
+    }
+
     pub fn apply(self, meta: &mut StageMeta) {
         if let Some(v) = self.is_private {
             meta.is_private = v;

@@ -28,6 +28,20 @@ impl Timestamp {
             .map(Self::from_offset)
     }
 
+    /// Parses a calendar date (`2026-11-26`) as its first millisecond, UTC.
+    pub fn parse_date(raw: &str) -> Option<Self> {
+        let format = time::macros::format_description!("[year]-[month]-[day]");
+        time::Date::parse(raw, &format)
+            .ok()
+            .map(|day| Self(day.midnight().assume_utc()))
+    }
+
+    /// The last millisecond of this instant's UTC day.
+    pub fn end_of_day(self) -> Self {
+        let last = time::Time::from_hms_milli(23, 59, 59, 999).expect("valid time");
+        Self(self.0.replace_time(last))
+    }
+
     pub fn from_unix_seconds(secs: i64) -> Option<Self> {
         OffsetDateTime::from_unix_timestamp(secs)
             .ok()

@@ -1,10 +1,12 @@
 //! The one parameter extractor, [`Params`]: reads the body itself (at most 1 MiB), requires
 //! `application/json` for a non-empty body, merges query-string parameters under the body's
-//! (the body wins on a clash), and deserializes the result, naming the field in every error.
+//! (the body wins on a clash), refuses every parameter the operation does not name, and
+//! deserializes the result, naming the field in every error.
 //!
 //! Rules (decisions §1): an empty body is `{}`; a body that is not a JSON object is 400;
 //! malformed JSON is 400; another `Content-Type` with a non-empty body is 415; a body over
-//! 1 MiB is 413 (checked against `Content-Length` before reading, and while reading).
+//! 1 MiB is 413 (checked against `Content-Length` before reading, and while reading); an
+//! unknown parameter, in the body or the query, is 400 `Unknown parameter: <names>`.
 
 pub mod csv_body;
 pub mod lenient;
@@ -133,8 +135,49 @@ fn is_json(req: &HttpRequest) -> bool {
 }
 
 pub(crate) fn decode<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, ApiError> {
+    refuse_unknown::<T>(&object)?;
     serde_path_to_error::deserialize(Value::Object(object))
         .map_err(|e| ApiError::bad_request(describe(&e.path().to_string(), &e.inner().to_string())))
+}
+
+/// How many unknown names one error lists; a hostile body could carry thousands.
+const UNKNOWN_NAMES_SHOWN: usize = 10;
+
+/// Refuses every parameter `T` does not name (its serde field names and aliases), so a typo
+/// or a foreign spelling is an error instead of a field silently dropped.
+fn refuse_unknown<T: DeserializeOwned>(object: &Map<String, Value>) -> Result<(), ApiError> {
+    let known = serde_aux::serde_introspection::serde_introspect::<T>();
+    let mut unknown: Vec<&str> = object
+        .keys()
+        .map(String::as_str)
+        .filter(|name| !known.contains(name))
+        .collect();
+    unknown.sort_unstable();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let mut names = unknown[..unknown.len().min(UNKNOWN_NAMES_SHOWN)].join(", ");
+    if unknown.len() > UNKNOWN_NAMES_SHOWN {
+        names.push_str(&format!(
+            " (and {} more)",
+            unknown.len() - UNKNOWN_NAMES_SHOWN
+        ));
+    }
+    Err(ApiError::bad_request(format!("Unknown parameter: {names}")))
+}
+
+/// `name` inside the object at `path` (serde's path, which may already end with the name or
+/// be `.` for the top level): `stages[1].icon`, or `name` at the top.
+fn nested(path: &str, name: &str) -> String {
+    let parent = path
+        .strip_suffix(name)
+        .unwrap_or(path)
+        .trim_end_matches('.');
+    if parent.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{parent}.{name}")
+    }
 }
 
 /// Turns serde's wording into the API's: `name must be a string`, `limit must be an integer`.
@@ -150,6 +193,25 @@ fn describe(field: &str, message: &str) -> String {
             other => other,
         };
         return format!("{field} must be {expected}");
+    }
+    // A nested parameter object refuses its unknown fields too (`deny_unknown_fields`).
+    if let Some(name) = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name)
+    {
+        return format!("Unknown parameter: {}", nested(field, name));
+    }
+    // A field given under two of its spellings (`name` and `title`).
+    if let Some(name) = message
+        .strip_prefix("duplicate field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name)
+    {
+        return format!(
+            "{} is given twice (under two of its names)",
+            nested(field, name)
+        );
     }
     if message.starts_with("must be ") {
         return format!("{field} {message}");
@@ -178,6 +240,29 @@ mod tests {
         Params::<Probe>::from_request(&req, &mut payload)
             .await
             .map(|p| p.0)
+    }
+
+    #[test]
+    fn unknown_and_duplicate_fields_name_their_path() {
+        assert_eq!(
+            describe(
+                "stages[1]",
+                "unknown field `icon`, expected one of `name`, `meta`"
+            ),
+            "Unknown parameter: stages[1].icon"
+        );
+        assert_eq!(
+            describe("stages[1].icon", "unknown field `icon`, expected `name`"),
+            "Unknown parameter: stages[1].icon"
+        );
+        assert_eq!(
+            describe(".", "duplicate field `name`"),
+            "name is given twice (under two of its names)"
+        );
+        assert_eq!(
+            describe("stages[0]", "duplicate field `name`"),
+            "stages[0].name is given twice (under two of its names)"
+        );
     }
 
     #[test]
@@ -326,10 +411,40 @@ mod tests {
     }
 
     #[actix_web::test]
-    async fn unknown_fields_are_ignored() {
-        let probe = extract(json(r#"{"name": "n", "whatever": {"deep": [1]}}"#))
+    async fn unknown_parameters_are_refused_by_name_from_body_and_query() {
+        let (status, message) =
+            failure(extract(json(r#"{"name": "n", "whatever": {"deep": [1]}}"#)).await);
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(message, "Unknown parameter: whatever");
+
+        let req = json(r#"{"nmae": "n", "limit": 1}"#).uri("/v1/x?isPublic=true&color=red");
+        assert_eq!(
+            failure(extract(req).await).1,
+            "Unknown parameter: color, nmae"
+        );
+        // Wrong spelling of a known name is unknown too: names are exact.
+        assert_eq!(
+            failure(extract(json(r#"{"is_public": true}"#)).await).1,
+            "Unknown parameter: is_public"
+        );
+    }
+
+    #[actix_web::test]
+    async fn a_flood_of_unknown_parameters_is_summarised() {
+        let fields: Vec<String> = (0..500).map(|i| format!(r#""f{i:03}": 1"#)).collect();
+        let message = failure(extract(json(&format!("{{{}}}", fields.join(",")))).await).1;
+        assert_eq!(
+            message,
+            "Unknown parameter: f000, f001, f002, f003, f004, f005, f006, f007, f008, f009 (and 490 more)"
+        );
+    }
+
+    #[actix_web::test]
+    async fn known_parameters_pass() {
+        let probe = extract(json(r#"{"name": "n", "isPublic": false}"#).uri("/v1/x?limit=2"))
             .await
             .unwrap();
         assert_eq!(probe.name.as_deref(), Some("n"));
+        assert_eq!(probe.limit, Some(2));
     }
 }

@@ -303,6 +303,7 @@ mod tests {
             tag_id: None,
             search: None,
             trending_since: Timestamp::from_unix_seconds(trending_since).unwrap(),
+            created: sounding_domain::feedback::CreatedRange::default(),
             page: PageRequest {
                 limit: 20,
                 offset: 0,

@@ -141,6 +141,7 @@ diesel::table! {
         description -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        is_private -> Bool,
     }
 }
 

@@ -142,6 +142,7 @@ fn query(scope: FeedbackScope, sort: FeedbackSort) -> FeedbackQuery {
         tag_id: None,
         search: None,
         trending_since: t0(),
+        created: sounding_domain::feedback::CreatedRange::default(),
         page: PageRequest {
             limit: 100,
             offset: 0,
@@ -193,7 +194,7 @@ async fn an_item_reads_back_as_written_with_its_board_and_people(env: Env) {
     f.updated_at = at("2026-03-04T06:00:00.999Z");
     f.last_modified_by_id = Some(editor.id);
     store
-        .insert_feedback(&f, &[event(a, EventKind::NewFeedback)])
+        .insert_feedback(&f, &[], &[event(a, EventKind::NewFeedback)])
         .await
         .unwrap();
 
@@ -235,7 +236,7 @@ async fn an_item_reads_back_as_written_with_its_board_and_people(env: Env) {
 
     // A creator whose row is gone reads as none.
     let ghost = item(a, SubscriberId::new(), "Ghost", t0());
-    store.insert_feedback(&ghost, &[]).await.unwrap();
+    store.insert_feedback(&ghost, &[], &[]).await.unwrap();
     let view = store.feedback(a, ghost.id).await.unwrap().unwrap();
     assert_eq!(
         (view.creator, view.board, view.last_modified_by),
@@ -248,12 +249,12 @@ async fn a_taken_url_id_is_a_conflict_and_writes_nothing(env: Env) {
     let (a, b) = (team(store, "a").await, team(store, "b").await);
     let creator = SubscriberId::new();
     let first = item(a, creator, "First", t0());
-    store.insert_feedback(&first, &[]).await.unwrap();
+    store.insert_feedback(&first, &[], &[]).await.unwrap();
 
     let mut second = item(a, SubscriberId::new(), "Second", t0());
     second.url_id = first.url_id.clone();
     let err = store
-        .insert_feedback(&second, &[event(a, EventKind::NewFeedback)])
+        .insert_feedback(&second, &[], &[event(a, EventKind::NewFeedback)])
         .await
         .unwrap_err();
     assert_eq!(err, StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
@@ -264,9 +265,9 @@ async fn a_taken_url_id_is_a_conflict_and_writes_nothing(env: Env) {
     // Url ids are unique per team only; and an update onto a taken one conflicts too.
     let mut elsewhere = item(b, creator, "Elsewhere", t0());
     elsewhere.url_id = first.url_id.clone();
-    store.insert_feedback(&elsewhere, &[]).await.unwrap();
+    store.insert_feedback(&elsewhere, &[], &[]).await.unwrap();
     let mut third = item(a, creator, "Third", t0());
-    store.insert_feedback(&third, &[]).await.unwrap();
+    store.insert_feedback(&third, &[], &[]).await.unwrap();
     third.url_id = first.url_id.clone();
     assert_eq!(
         store.save_feedback(&third, &[]).await.unwrap_err(),
@@ -280,7 +281,7 @@ async fn updates_save_everything_but_the_counts(env: Env) {
     let roadmap = board(store, a, "roadmap", true).await;
     let jane = subscriber(store, a, "jane@example.com").await;
     let mut f = item(a, jane.id, "Export", t0());
-    store.insert_feedback(&f, &[]).await.unwrap();
+    store.insert_feedback(&f, &[], &[]).await.unwrap();
     store
         .cast_vote(
             a,
@@ -332,7 +333,7 @@ async fn fifty_concurrent_votes_on_one_item_all_count(env: Env) {
     let store = env.store.clone();
     let a = team(&store, "a").await;
     let f = item(a, SubscriberId::new(), "Popular", t0());
-    store.insert_feedback(&f, &[]).await.unwrap();
+    store.insert_feedback(&f, &[], &[]).await.unwrap();
 
     let tasks: Vec<_> = (0..50)
         .map(|_| {
@@ -373,7 +374,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
     let store = &*env.store;
     let (a, b) = (team(store, "a").await, team(store, "b").await);
     let f = item(a, SubscriberId::new(), "Once", t0());
-    store.insert_feedback(&f, &[]).await.unwrap();
+    store.insert_feedback(&f, &[], &[]).await.unwrap();
     let voter = SubscriberId::new();
 
     let first = vote(f.id, voter, at("2026-03-04T05:06:08.001Z"));
@@ -452,7 +453,7 @@ async fn retracting_twice_counts_once(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
     let f = item(a, SubscriberId::new(), "Undecided", t0());
-    store.insert_feedback(&f, &[]).await.unwrap();
+    store.insert_feedback(&f, &[], &[]).await.unwrap();
     let (x, y) = (SubscriberId::new(), SubscriberId::new());
     for voter in [x, y] {
         store
@@ -495,7 +496,7 @@ async fn deleting_an_item_removes_its_comments_votes_and_follows(env: Env) {
     let f = item(a, jane.id, "Doomed", t0());
     let kept = item(a, jane.id, "Kept", t0());
     for i in [&f, &kept] {
-        store.insert_feedback(i, &[]).await.unwrap();
+        store.insert_feedback(i, &[], &[]).await.unwrap();
         store
             .cast_vote(a, &vote(i.id, jane.id, t0()), VoteAccess::Checked, &[])
             .await
@@ -581,7 +582,7 @@ async fn lists_are_ordered_newest_top_and_trending(env: Env) {
     let chatty = item(a, creator, "chatty", at("2026-04-03T00:00:00.000Z"));
     let fresh = item(a, creator, "fresh", at("2026-05-31T00:00:00.000Z"));
     for i in [&old, &hot, &chatty, &fresh] {
-        store.insert_feedback(i, &[]).await.unwrap();
+        store.insert_feedback(i, &[], &[]).await.unwrap();
     }
     for _ in 0..3 {
         store
@@ -625,7 +626,7 @@ async fn lists_are_ordered_newest_top_and_trending(env: Env) {
     // Another team's recent activity on its own item does not leak into the scores.
     let b = team(store, "b").await;
     let theirs = item(b, creator, "theirs", now);
-    store.insert_feedback(&theirs, &[]).await.unwrap();
+    store.insert_feedback(&theirs, &[], &[]).await.unwrap();
     for _ in 0..5 {
         store
             .cast_vote(
@@ -725,7 +726,7 @@ async fn lists_are_filtered_by_scope_status_board_and_search(env: Env) {
         &percent,
         &lookalike,
     ] {
-        store.insert_feedback(i, &[]).await.unwrap();
+        store.insert_feedback(i, &[], &[]).await.unwrap();
     }
 
     let q = |scope| query(scope, FeedbackSort::Newest);
@@ -820,7 +821,7 @@ async fn boards_count_their_feedback_and_refuse_deletion_while_they_hold_any(env
     archived_elsewhere.archived_at = Some(t0());
     let loose = item(a, creator, "loose", t0());
     for i in [&published, &pending, &archived, &archived_elsewhere, &loose] {
-        store.insert_feedback(i, &[]).await.unwrap();
+        store.insert_feedback(i, &[], &[]).await.unwrap();
     }
 
     let counts: Vec<(String, i64)> = store
@@ -926,7 +927,7 @@ async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
         (&hidden, "h1", true),
     ] {
         let f = on(board, title, published);
-        store.insert_feedback(&f, &[]).await.unwrap();
+        store.insert_feedback(&f, &[], &[]).await.unwrap();
         items.push(f);
     }
     assert_eq!((totals(a, x.id).await, totals(a, y.id).await), (3, 1));
@@ -978,7 +979,7 @@ async fn comments_are_listed_in_order_with_their_authors(env: Env) {
     let jane = subscriber(store, a, "jane@example.com").await;
     let joe = subscriber(store, a, "joe@example.com").await;
     let f = item(a, jane.id, "Talk", t0());
-    store.insert_feedback(&f, &[]).await.unwrap();
+    store.insert_feedback(&f, &[], &[]).await.unwrap();
 
     let mut first = comment(a, f.id, joe.id, "first", at("2026-03-05T00:00:00.001Z"));
     first.updated_at = at("2026-03-09T00:00:00.000Z");
@@ -1059,7 +1060,7 @@ async fn follows_are_idempotent_and_in_order(env: Env) {
     let (a, b) = (team(store, "a").await, team(store, "b").await);
     let creator = SubscriberId::new();
     let f = item(a, creator, "Follow me", t0());
-    store.insert_feedback(&f, &[]).await.unwrap();
+    store.insert_feedback(&f, &[], &[]).await.unwrap();
     let fan = SubscriberId::new();
 
     assert!(store.set_following(a, f.id, fan, true, t0()).await.unwrap());
@@ -1107,7 +1108,7 @@ async fn commits_that_wrote_events_are_announced_and_reads_are_not(env: Env) {
 
     let f = item(a, jane.id, "Dark Mode", t0());
     store
-        .insert_feedback(&f, &[event(a, EventKind::NewFeedback)])
+        .insert_feedback(&f, &[], &[event(a, EventKind::NewFeedback)])
         .await
         .unwrap();
     assert_eq!(announced.load(Ordering::SeqCst), before + 1);
@@ -1119,7 +1120,7 @@ async fn commits_that_wrote_events_are_announced_and_reads_are_not(env: Env) {
         .await
         .unwrap();
     store
-        .insert_feedback(&item(a, jane.id, "Quiet", t0()), &[])
+        .insert_feedback(&item(a, jane.id, "Quiet", t0()), &[], &[])
         .await
         .unwrap();
     assert_eq!(announced.load(Ordering::SeqCst), before + 1);

@@ -97,8 +97,8 @@ fn anonymous(team: TeamId, name: &str) -> Subscriber {
 }
 
 async fn roadmap(store: &DieselStore, team: TeamId, name: &str) -> Roadmap {
-    let roadmap = Roadmap::new(team, Some(name), Some("what comes next"), t0()).unwrap();
-    store.insert_roadmap(&roadmap).await.unwrap();
+    let roadmap = Roadmap::new(team, Some(name), Some("what comes next"), false, t0()).unwrap();
+    store.insert_roadmap(&roadmap, &[]).await.unwrap();
     roadmap
 }
 
@@ -578,10 +578,18 @@ async fn deleting_a_roadmap_with_topics_is_refused_unless_forced(env: Env) {
 async fn roadmaps_read_update_and_stay_in_their_team(env: Env) {
     let store = &*env.store;
     let (a, b) = (team(store, "a").await, team(store, "b").await);
-    let mut first = Roadmap::new(a, Some("First"), None, at("2026-01-01T00:00:00Z")).unwrap();
-    let second = Roadmap::new(a, Some("Second"), Some("d"), at("2026-01-02T00:00:00Z")).unwrap();
-    store.insert_roadmap(&second).await.unwrap();
-    store.insert_roadmap(&first).await.unwrap();
+    let mut first =
+        Roadmap::new(a, Some("First"), None, false, at("2026-01-01T00:00:00Z")).unwrap();
+    let second = Roadmap::new(
+        a,
+        Some("Second"),
+        Some("d"),
+        false,
+        at("2026-01-02T00:00:00Z"),
+    )
+    .unwrap();
+    store.insert_roadmap(&second, &[]).await.unwrap();
+    store.insert_roadmap(&first, &[]).await.unwrap();
     roadmap(store, b, "Theirs").await;
 
     assert_eq!(

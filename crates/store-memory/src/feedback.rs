@@ -177,6 +177,7 @@ impl State {
             && (query.statuses.is_empty() || query.statuses.contains(&f.status))
             && query.board_id.is_none_or(|id| f.board_id == Some(id))
             && query.tag_id.is_none_or(|id| row.tags.contains(&id))
+            && query.created.contains(f.created_at)
             && query
                 .search
                 .as_deref()
@@ -186,13 +187,27 @@ impl State {
 
 #[async_trait]
 impl FeedbackStore for MemoryStore {
-    async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()> {
+    async fn insert_feedback(
+        &self,
+        feedback: &Feedback,
+        tags: &[TagId],
+        events: &[NewEvent],
+    ) -> StoreResult<()> {
         let mut s = self.state();
         if s.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
             return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
         }
-        s.feedback
-            .insert(feedback.id, FeedbackRow::new(feedback.clone()));
+        let team = feedback.team_id;
+        if !tags
+            .iter()
+            .all(|tag| s.tags.get(tag).is_some_and(|t| t.team_id == team))
+        {
+            return Err(StoreError::Conflict(conflicts::FEEDBACK_TAG.into()));
+        }
+        let mut row = FeedbackRow::new(feedback.clone());
+        row.tags = tags.to_vec();
+        row.tags.dedup();
+        s.feedback.insert(feedback.id, row);
         s.append(events);
         Ok(())
     }

@@ -64,8 +64,18 @@ impl State {
 
 #[async_trait]
 impl RoadmapStore for MemoryStore {
-    async fn insert_roadmap(&self, roadmap: &Roadmap) -> StoreResult<()> {
-        self.state().roadmaps.insert(roadmap.id, roadmap.clone());
+    async fn insert_roadmap(&self, roadmap: &Roadmap, stages: &[Stage]) -> StoreResult<()> {
+        let mut s = self.state();
+        s.roadmaps.insert(roadmap.id, roadmap.clone());
+        for (stage, order) in stages.iter().zip(1..) {
+            s.stages.insert(
+                stage.id,
+                Stage {
+                    order,
+                    ..stage.clone()
+                },
+            );
+        }
         Ok(())
     }
 

@@ -129,7 +129,7 @@ pub fn feedback(
 /// Stores `item` (without events) and hands it back.
 pub async fn stored_feedback(store: &dyn Store, item: Feedback) -> Feedback {
     store
-        .insert_feedback(&item, &[])
+        .insert_feedback(&item, &[], &[])
         .await
         .expect("insert feedback");
     item
@@ -187,6 +187,7 @@ pub fn list_query(scope: FeedbackScope, sort: FeedbackSort) -> FeedbackQuery {
         tag_id: None,
         search: None,
         trending_since: t0(),
+        created: sounding_domain::feedback::CreatedRange::default(),
         page: everything(),
     }
 }
@@ -212,6 +213,7 @@ pub fn roadmap(team: TeamId, name: &str, created_at: Timestamp) -> Roadmap {
         team_id: team,
         name: name.into(),
         description: format!("Where {name} is going"),
+        is_private: false,
         created_at,
         updated_at: created_at,
     }
@@ -220,7 +222,7 @@ pub fn roadmap(team: TeamId, name: &str, created_at: Timestamp) -> Roadmap {
 /// A stored roadmap of `team`.
 pub async fn stored_roadmap(store: &dyn Store, team: TeamId, name: &str) -> Roadmap {
     let r = roadmap(team, name, t0());
-    store.insert_roadmap(&r).await.expect("insert roadmap");
+    store.insert_roadmap(&r, &[]).await.expect("insert roadmap");
     r
 }
 

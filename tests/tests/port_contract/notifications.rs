@@ -129,7 +129,7 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
     let clash = feedback(team, None, bob.id, "n0000001", t0());
     let ev = event(team, EventKind::NewFeedback, at, 4).notifying(notice.clone());
     assert_eq!(
-        store.insert_feedback(&clash, &[ev]).await,
+        store.insert_feedback(&clash, &[], &[ev]).await,
         Err(conflict(sounding_domain::ports::conflicts::FEEDBACK_URL_ID))
     );
     assert_eq!(count(store, team, ann.id).await, 2);

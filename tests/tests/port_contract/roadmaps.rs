@@ -83,7 +83,7 @@ pub async fn roadmaps_are_listed_oldest_first_and_updated_within_their_team(stor
     let later = roadmap(team, "Later", at("2026-03-06T00:00:00.000Z"));
     let foreign = roadmap(other, "Foreign", t0());
     for r in [&later, &tie_high, &foreign, &first, &tie_low] {
-        store.insert_roadmap(r).await.unwrap();
+        store.insert_roadmap(r, &[]).await.unwrap();
     }
 
     assert_eq!(

@@ -740,7 +740,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     item.published_at = Some(created.plus_seconds(60));
     item.updated_at = at("2026-03-06T00:00:00.999Z");
     item.last_modified_by_id = Some(editor.id);
-    store.insert_feedback(&item, &[]).await.unwrap();
+    store.insert_feedback(&item, &[], &[]).await.unwrap();
 
     let expected = FeedbackView {
         feedback: item.clone(),
@@ -775,7 +775,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     let mut bare = feedback(team, None, creator.id, "bare000001", created);
     bare.published_at = None;
     bare.archived_at = Some(created.plus_seconds(5));
-    store.insert_feedback(&bare, &[]).await.unwrap();
+    store.insert_feedback(&bare, &[], &[]).await.unwrap();
     assert_eq!(
         read(&*store, &bare).await,
         FeedbackView {
@@ -921,7 +921,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
     let first = feedback(team, None, creator.id, "taken00001", t0());
     let e1 = event(team, EventKind::FeedbacksCreate, t0(), 1);
     store
-        .insert_feedback(&first, std::slice::from_ref(&e1))
+        .insert_feedback(&first, &[], std::slice::from_ref(&e1))
         .await
         .unwrap();
 
@@ -929,7 +929,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
     let e2 = event(team, EventKind::FeedbacksCreate, t0().plus_seconds(1), 2);
     assert_eq!(
         store
-            .insert_feedback(&copy, std::slice::from_ref(&e2))
+            .insert_feedback(&copy, &[], std::slice::from_ref(&e2))
             .await,
         Err(conflict(conflicts::FEEDBACK_URL_ID))
     );
@@ -959,7 +959,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
     // Another team may use the url id.
     let outsider = subscriber(&*store, other, "outsider@example.com").await;
     let elsewhere = feedback(other, None, outsider.id, "taken00001", t0());
-    store.insert_feedback(&elsewhere, &[]).await.unwrap();
+    store.insert_feedback(&elsewhere, &[], &[]).await.unwrap();
     assert_eq!(
         store
             .feedback_by_url_id(other, "taken00001")
@@ -973,7 +973,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
     copy.url_id = "fresh00001".into();
     let e3 = event(team, EventKind::FeedbacksCreate, t0().plus_seconds(2), 3);
     store
-        .insert_feedback(&copy, std::slice::from_ref(&e3))
+        .insert_feedback(&copy, &[], std::slice::from_ref(&e3))
         .await
         .unwrap();
     assert_eq!(read(&*store, &copy).await.feedback, copy);
@@ -1000,7 +1000,7 @@ pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc
     let item = feedback(team, Some(ideas.id), creator.id, "upd0000001", t0());
     let e_create = event(team, EventKind::FeedbacksCreate, t0(), 1);
     store
-        .insert_feedback(&item, std::slice::from_ref(&e_create))
+        .insert_feedback(&item, &[], std::slice::from_ref(&e_create))
         .await
         .unwrap();
     store
@@ -1105,7 +1105,7 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     let item = feedback(team, None, creator.id, "gone000001", t0());
     let keep = feedback(team, None, creator.id, "keep000001", t0().plus_seconds(1));
     for f in [&item, &keep] {
-        store.insert_feedback(f, &[]).await.unwrap();
+        store.insert_feedback(f, &[], &[]).await.unwrap();
         for (s, n) in [(&voter, 10), (&commenter, 11)] {
             store
                 .cast_vote(
@@ -1217,7 +1217,7 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     );
 
     // Nothing of the deleted item survived: stored again, it starts empty.
-    store.insert_feedback(&item, &[]).await.unwrap();
+    store.insert_feedback(&item, &[], &[]).await.unwrap();
     let fresh = read(&*store, &item).await;
     assert_eq!((fresh.vote_count, fresh.comment_count), (0, 0));
     assert_eq!(
@@ -1972,12 +1972,12 @@ pub async fn lists_filter_by_scope_status_board_and_search(store: Arc<dyn Store>
     );
     g.status = FeedbackStatus::InProgress;
     for x in [&a, &b, &c, &d, &e, &f, &g] {
-        store.insert_feedback(x, &[]).await.unwrap();
+        store.insert_feedback(x, &[], &[]).await.unwrap();
     }
     let outsider = subscriber(&*store, other, "outsider@example.com").await;
     let mut h = feedback(other, None, outsider.id, "hhhhhhhhhh", t0());
     h.title = "Dark mode".into();
-    store.insert_feedback(&h, &[]).await.unwrap();
+    store.insert_feedback(&h, &[], &[]).await.unwrap();
 
     let public = FeedbackScope::Public;
     let team_scope = FeedbackScope::Team {
@@ -2149,7 +2149,7 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
         &tie_low,
         &recent_one,
     ] {
-        store.insert_feedback(f, &[]).await.unwrap();
+        store.insert_feedback(f, &[], &[]).await.unwrap();
     }
     // old_popular: five votes, all before the window.
     for (i, voter) in voters.iter().enumerate() {
@@ -2347,7 +2347,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     archived.archived_at = Some(t0().plus_seconds(1));
     let boardless = feedback(team, None, creator.id, "noboard001", t0());
     for f in [&published, &pending, &archived, &boardless] {
-        store.insert_feedback(f, &[]).await.unwrap();
+        store.insert_feedback(f, &[], &[]).await.unwrap();
     }
 
     assert_eq!(
@@ -2428,7 +2428,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     let e1 = event(team, EventKind::NewFeedback, at_n(0), 1);
     let e2 = event(team, EventKind::FeedbacksCreate, at_n(0), 2);
     store
-        .insert_feedback(&item, &[e1.clone(), e2.clone()])
+        .insert_feedback(&item, &[], &[e1.clone(), e2.clone()])
         .await
         .unwrap();
 
@@ -2471,7 +2471,10 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
         Some(VoteOutcome::AlreadyVoted)
     );
     let clash = feedback(team, None, creator.id, "evts000001", at_n(5));
-    assert!(store.insert_feedback(&clash, &refused(101)).await.is_err());
+    assert!(store
+        .insert_feedback(&clash, &[], &refused(101))
+        .await
+        .is_err());
     let ghost = feedback(team, None, creator.id, "ghost00001", at_n(6));
     assert!(!store.save_feedback(&ghost, &refused(102)).await.unwrap());
     assert!(!store

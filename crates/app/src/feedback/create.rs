@@ -9,10 +9,12 @@ use sounding_domain::{
     feedback::{Feedback, FeedbackDraft, FeedbackStatus, FeedbackView, Priority},
     ports::{Clock, Store},
     subscriber::{Identify, SubscriberRef},
-    Entity, FeedbackId,
+    tag, DomainError, Entity, FeedbackId, SubscriberId,
 };
 
-use super::{board_open_to, board_ref, feedback_event, insert_new, team_author, team_board};
+use super::{
+    board_open_to, board_ref, feedback_event, insert_new, team_author, team_board, team_tags,
+};
 use crate::error::{AppError, AppResult};
 
 /// The fields of team `feedbacks.create` as a client sent them.
@@ -25,9 +27,15 @@ pub struct NewFeedbackInput {
     pub board_id: Option<String>,
     pub kind: Option<String>,
     pub meta: Option<Value>,
-    /// The subscriber the item is created for; the key's user when absent.
+    /// The subscriber the item is created for, by id (one of the team's); exclusive with
+    /// `creator_email`.
+    pub creator_id: Option<String>,
+    /// The subscriber the item is created for, found or created; the key's user when neither
+    /// this nor `creator_id` is given.
     pub creator_email: Option<String>,
     pub creator_name: Option<String>,
+    /// Tags of the team the item carries from the start.
+    pub tag_ids: Option<Vec<String>>,
 }
 
 /// The fields of `public/feedbacks.create`.
@@ -65,6 +73,17 @@ pub async fn create_feedback(
         .map(Priority::parse)
         .transpose()?
         .unwrap_or(Priority::Medium);
+    let creator_id = input
+        .creator_id
+        .as_deref()
+        .map(|raw| SubscriberId::parse("creatorId", raw))
+        .transpose()?;
+    if creator_id.is_some() && (input.creator_email.is_some() || input.creator_name.is_some()) {
+        return Err(DomainError::invalid(
+            "creatorId names an existing subscriber: give it without creatorEmail and creatorName",
+        )
+        .into());
+    }
     let creator = match input.creator_email.as_deref() {
         Some(email) => Some(Identify::new(
             Some(email),
@@ -75,14 +94,26 @@ pub async fn create_feedback(
         )?),
         None => None,
     };
+    let tag_ids = input
+        .tag_ids
+        .as_deref()
+        .map(tag::parse_tag_ids)
+        .transpose()?
+        .unwrap_or_default();
     let as_team = Caller::Team(caller.clone());
     let board = match input.board_id.as_deref() {
         Some(raw) => Some(team_board(store, &as_team, raw).await?),
         None => None,
     };
-
+    let tags = team_tags(store, caller, &tag_ids).await?;
     let now = clock.now();
-    let creator = team_author(store, caller, creator, now).await?;
+    let creator = match creator_id {
+        Some(id) => store
+            .subscriber(caller.team_id, id)
+            .await?
+            .ok_or(AppError::not_found(Entity::Subscriber))?,
+        None => team_author(store, caller, creator, now).await?,
+    };
     let feedback = Feedback {
         id: FeedbackId::new(),
         team_id: caller.team_id,
@@ -108,7 +139,7 @@ pub async fn create_feedback(
         last_modified_by: None,
         vote_count: 0,
         comment_count: 0,
-        tags: Vec::new(),
+        tags,
     };
     insert_new(store, view, |v| {
         vec![feedback_event(EventKind::NewFeedback, v, now, &[])]

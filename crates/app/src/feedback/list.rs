@@ -5,8 +5,8 @@
 use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     feedback::{
-        search_term, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView,
-        TRENDING_WINDOW_SECONDS,
+        search_term, CreatedRange, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus,
+        FeedbackView, TRENDING_WINDOW_SECONDS,
     },
     page::{PageRequest, Paged},
     ports::{Clock, Store},
@@ -32,6 +32,10 @@ pub struct FeedbackListInput {
     pub offset: Option<i64>,
     /// Team only: include archived items.
     pub archived: Option<bool>,
+    /// Only items created at or after this instant (or date).
+    pub from: Option<String>,
+    /// Only items created at or before this instant (or the end of this date).
+    pub to: Option<String>,
 }
 
 fn query(
@@ -64,6 +68,7 @@ fn query(
             .transpose()?,
         search: search_term(input.search.as_deref())?,
         trending_since: clock.now().plus_seconds(-TRENDING_WINDOW_SECONDS),
+        created: CreatedRange::parse(input.from.as_deref(), input.to.as_deref())?,
         page: PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?,
     })
 }

@@ -28,7 +28,8 @@ use sounding_domain::{
     ports::{conflicts, Store, StoreError},
     slug,
     subscriber::{Identify, Subscriber},
-    BoardId, Entity, FeedbackId, Timestamp,
+    tag::{self, TagRef},
+    BoardId, Entity, FeedbackId, TagId, Timestamp,
 };
 
 use crate::{
@@ -169,6 +170,25 @@ pub(crate) async fn team_author(
     Ok(store.identify(caller.team_id, &identify, now).await?.0)
 }
 
+/// The tags `ids` name, in display order: 404 `Tag not found` unless each is the team's.
+pub(crate) async fn team_tags(
+    store: &dyn Store,
+    caller: &KeyHolder,
+    ids: &[TagId],
+) -> AppResult<Vec<TagRef>> {
+    let all = store.tags(caller.team_id).await?;
+    let mut found = Vec::with_capacity(ids.len());
+    for id in ids {
+        let tag = all
+            .iter()
+            .find(|t| t.id == *id)
+            .ok_or(AppError::not_found(Entity::Tag))?;
+        found.push(tag.as_ref());
+    }
+    tag::sort_tags(&mut found);
+    Ok(found)
+}
+
 /// An event about the item, its payload carrying the item as the API returns it.
 pub(crate) fn feedback_event(
     kind: EventKind,
@@ -196,9 +216,17 @@ pub(crate) async fn insert_new(
 ) -> AppResult<FeedbackView> {
     for _ in 0..URL_ID_ATTEMPTS {
         view.feedback.url_id = slug::new_url_id(&mut thread_rng());
-        match store.insert_feedback(&view.feedback, &events(&view)).await {
+        let tags: Vec<TagId> = view.tags.iter().map(|t| t.id).collect();
+        match store
+            .insert_feedback(&view.feedback, &tags, &events(&view))
+            .await
+        {
             Ok(()) => return Ok(view),
             Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_URL_ID => continue,
+            // A tag deleted since it was checked.
+            Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_TAG => {
+                return Err(AppError::not_found(Entity::Tag))
+            }
             Err(e) => return Err(e.into()),
         }
     }

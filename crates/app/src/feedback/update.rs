@@ -11,12 +11,12 @@ use sounding_domain::{
     ports::{Clock, Store},
     subscriber::SubscriberRef,
     tag::{self, TagRef},
-    Entity, FeedbackId, TagId, TeamId, Timestamp,
+    Entity, FeedbackId, TeamId, Timestamp,
 };
 
 use super::{
     board_open_to, board_ref, feedback_event, feedback_not_found, readable_feedback, team_author,
-    team_board,
+    team_board, team_tags,
 };
 use crate::{
     error::{AppError, AppResult},
@@ -97,21 +97,6 @@ pub async fn update_feedback(
         now,
     };
     save(store, caller.team_id, id, edit).await
-}
-
-/// The tags `ids` name, in display order: 404 `Tag not found` unless each is the team's.
-async fn team_tags(store: &dyn Store, caller: &KeyHolder, ids: &[TagId]) -> AppResult<Vec<TagRef>> {
-    let all = store.tags(caller.team_id).await?;
-    let mut found = Vec::with_capacity(ids.len());
-    for id in ids {
-        let tag = all
-            .iter()
-            .find(|t| t.id == *id)
-            .ok_or(AppError::not_found(Entity::Tag))?;
-        found.push(tag.as_ref());
-    }
-    tag::sort_tags(&mut found);
-    Ok(found)
 }
 
 pub async fn update_public_feedback(

@@ -74,6 +74,7 @@ pub async fn export_feedback(
         search: None,
         tag_id: None,
         trending_since: clock.now(),
+        created: sounding_domain::feedback::CreatedRange::default(),
         page: PageRequest {
             limit: MAX_LIMIT,
             offset: 0,

@@ -117,6 +117,7 @@ pub async fn import_feedback(
             meta: None,
             creator_email: take("creatorEmail"),
             creator_name: take("creatorName"),
+            ..NewFeedbackInput::default()
         };
         // An existing subscriber keeps their name; the row's name is for a new one.
         if let (Some(raw), Some(_)) = (new.creator_email.as_deref(), &new.creator_name) {

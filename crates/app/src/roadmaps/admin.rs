@@ -1,10 +1,13 @@
 //! `roadmaps.create|list|info|update|delete` (team API key; changes need the admin role).
 
+use serde_json::Value;
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
+    error::DomainResult,
     ports::{conflicts, Clock, Store, StoreError},
     roadmap::{Roadmap, RoadmapPatch},
-    DomainError, Entity, RoadmapId,
+    stage::{stage_name, Stage, StageMetaPatch},
+    DomainError, Entity, RoadmapId, StageId,
 };
 
 use super::team_roadmap;
@@ -15,6 +18,17 @@ pub struct RoadmapInput {
     pub id: Option<String>,
     pub name: Option<String>,
     pub description: Option<String>,
+    /// Create only: the roadmap's stages start private.
+    pub is_private: Option<bool>,
+    /// Create only: stages made with the roadmap, in this order.
+    pub stages: Vec<InlineStageInput>,
+}
+
+/// A stage of `roadmaps.create {stages}`.
+#[derive(Debug, Clone, Default)]
+pub struct InlineStageInput {
+    pub name: Option<String>,
+    pub meta: Option<Value>,
 }
 
 pub async fn create_roadmap(
@@ -22,17 +36,48 @@ pub async fn create_roadmap(
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: RoadmapInput,
-) -> AppResult<Roadmap> {
+) -> AppResult<(Roadmap, Vec<Stage>)> {
     caller.require(Need::Admin(AdminArea::Roadmaps))?;
+    let now = clock.now();
     let roadmap = Roadmap::new(
         caller.team_id,
         input.name.as_deref(),
         input.description.as_deref(),
-        clock.now(),
+        input.is_private.unwrap_or(false),
+        now,
     )?;
-    store.insert_roadmap(&roadmap).await?;
-    Ok(roadmap)
+    if input.stages.len() > MAX_INLINE_STAGES {
+        return Err(DomainError::invalid(format!(
+            "stages must hold at most {MAX_INLINE_STAGES} stages"
+        ))
+        .into());
+    }
+    let stages = input
+        .stages
+        .iter()
+        .enumerate()
+        .map(|(i, given)| {
+            let at = |e: DomainError| e.within(&format!("stages[{i}]"));
+            Ok(Stage {
+                id: StageId::new(),
+                team_id: caller.team_id,
+                roadmap_id: roadmap.id,
+                name: stage_name(given.name.as_deref()).map_err(at)?,
+                order: i64::try_from(i).unwrap_or(i64::MAX) + 1,
+                meta: StageMetaPatch::from_json(given.meta.as_ref())
+                    .map_err(at)?
+                    .for_new_stage(roadmap.is_private),
+                created_at: now,
+                updated_at: now,
+            })
+        })
+        .collect::<DomainResult<Vec<Stage>>>()?;
+    store.insert_roadmap(&roadmap, &stages).await?;
+    Ok((roadmap, stages))
 }
+
+/// How many stages `roadmaps.create` takes inline; more are added with `stages.create`.
+pub const MAX_INLINE_STAGES: usize = 50;
 
 pub async fn list_roadmaps(store: &dyn Store, caller: &KeyHolder) -> AppResult<Vec<Roadmap>> {
     caller.require(Need::Read)?;

@@ -5,7 +5,8 @@ mod admin;
 mod stages;
 
 pub use admin::{
-    create_roadmap, delete_roadmap, list_roadmaps, roadmap_info, update_roadmap, RoadmapInput,
+    create_roadmap, delete_roadmap, list_roadmaps, roadmap_info, update_roadmap, InlineStageInput,
+    RoadmapInput,
 };
 pub use stages::{
     create_stage, delete_stage, list_stages, stage_info, update_stage, StageInfoInput, StageInput,

@@ -8,7 +8,7 @@ use sounding_domain::{
     feedback_comment::Direction,
     page::{PageRequest, Paged},
     ports::{conflicts, Clock, Store, StoreError},
-    stage::{parse_order, stage_name, Stage, StageMeta, StageMetaPatch, StageView},
+    stage::{parse_order, stage_name, Stage, StageMetaPatch, StageView},
     topic::{TopicQuery, TopicSort, TopicView},
     DomainError, Entity, StageId,
 };
@@ -64,8 +64,7 @@ pub async fn create_stage(
     )
     .await?;
     let now = clock.now();
-    let mut meta = StageMeta::default();
-    patch.apply(&mut meta);
+    let meta = patch.for_new_stage(roadmap.is_private);
     let stage = Stage {
         id: StageId::new(),
         team_id: caller.team_id,

@@ -10,8 +10,8 @@ use sounding_domain::{
 };
 use utoipa::ToSchema;
 
-use super::common::Pagination;
-use crate::params::lenient;
+use super::common::{fold_flag_into_meta, Pagination};
+use crate::{error::ApiError, params::lenient};
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -126,17 +126,22 @@ pub struct CreateBoardParams {
     pub order: Option<i64>,
     #[schema(value_type = Option<BoardMetaParams>)]
     pub meta: Option<Value>,
+    /// Userorbit's spelling of `meta.isPublic`.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub public: Option<bool>,
 }
 
-impl From<CreateBoardParams> for BoardInput {
-    fn from(p: CreateBoardParams) -> Self {
-        Self {
+impl TryFrom<CreateBoardParams> for BoardInput {
+    type Error = ApiError;
+
+    fn try_from(p: CreateBoardParams) -> Result<Self, ApiError> {
+        Ok(Self {
             name: p.name,
             slug: p.slug,
             description: p.description,
             order: p.order,
-            meta: p.meta,
-        }
+            meta: fold_flag_into_meta(p.meta, p.public, "public", "isPublic")?,
+        })
     }
 }
 
@@ -158,20 +163,23 @@ pub struct UpdateBoardParams {
     pub order: Option<i64>,
     #[schema(value_type = Option<BoardMetaParams>)]
     pub meta: Option<Value>,
+    /// Userorbit's spelling of `meta.isPublic`.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub public: Option<bool>,
 }
 
 impl UpdateBoardParams {
-    pub fn into_parts(self) -> (Option<String>, BoardInput) {
-        (
+    pub fn into_parts(self) -> Result<(Option<String>, BoardInput), ApiError> {
+        Ok((
             self.id,
             BoardInput {
                 name: self.name,
                 slug: self.slug,
                 description: self.description,
                 order: self.order,
-                meta: self.meta,
+                meta: fold_flag_into_meta(self.meta, self.public, "public", "isPublic")?,
             },
-        )
+        ))
     }
 }
 

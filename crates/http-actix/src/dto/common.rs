@@ -1,8 +1,11 @@
 //! Shapes shared by many operations: the error body, pagination, and the `success` replies.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use sounding_domain::page::PageRequest;
 use utoipa::ToSchema;
+
+use crate::error::ApiError;
 
 /// Every error response. `statusCode` repeats the HTTP status, except in the four literal
 /// bodies the interface fixes (`cannot publish a topic of private stage`, `Bad request`,
@@ -17,9 +20,37 @@ pub struct ErrorBody {
     pub status_code: Option<u16>,
 }
 
-/// Parameters of an operation that takes none. Any body fields are ignored.
+/// Parameters of an operation that takes none: any field is an unknown parameter.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct NoParams {}
+
+/// Folds a top-level flag spelled Userorbit's way (board `public`, stage `private`) into
+/// `meta` under our key, so the domain reads one place. Given both ways with different
+/// values is a contradiction, refused; a `meta` that is not an object is left for the domain
+/// to refuse.
+pub fn fold_flag_into_meta(
+    meta: Option<Value>,
+    flag: Option<bool>,
+    alias: &str,
+    key: &str,
+) -> Result<Option<Value>, ApiError> {
+    let Some(flag) = flag else {
+        return Ok(meta);
+    };
+    match meta {
+        None | Some(Value::Null) => Ok(Some(serde_json::json!({ key: flag }))),
+        Some(Value::Object(mut object)) => match object.get(key) {
+            Some(given) if given != &Value::Bool(flag) => Err(ApiError::bad_request(format!(
+                "{alias} and meta.{key} disagree; give one of them"
+            ))),
+            _ => {
+                object.insert(key.to_owned(), Value::Bool(flag));
+                Ok(Some(Value::Object(object)))
+            }
+        },
+        other => Ok(other),
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Pagination {
@@ -98,5 +129,31 @@ mod tests {
         );
         let far = PageRequest::new(None, Some(50), 100).unwrap();
         assert!(paginate(&items, far, |i| *i).0.is_empty());
+    }
+
+    #[test]
+    fn a_flag_folds_into_meta_and_a_contradiction_is_refused() {
+        use serde_json::json;
+        let fold = |meta, flag| fold_flag_into_meta(meta, flag, "public", "isPublic");
+        assert_eq!(fold(None, None).unwrap(), None);
+        assert_eq!(
+            fold(None, Some(false)).unwrap(),
+            Some(json!({"isPublic": false}))
+        );
+        assert_eq!(
+            fold(Some(json!({"color": "#000000"})), Some(true)).unwrap(),
+            Some(json!({"color": "#000000", "isPublic": true}))
+        );
+        assert_eq!(
+            fold(Some(json!({"isPublic": true})), Some(true)).unwrap(),
+            Some(json!({"isPublic": true}))
+        );
+        let err = fold(Some(json!({"isPublic": true})), Some(false)).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "public and meta.isPublic disagree; give one of them"
+        );
+        // Not an object: the domain refuses it, naming meta.
+        assert_eq!(fold(Some(json!(3)), Some(true)).unwrap(), Some(json!(3)));
     }
 }

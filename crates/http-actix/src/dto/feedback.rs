@@ -120,6 +120,14 @@ pub struct CreateFeedbackParams {
     /// The name of a subscriber created for `creatorEmail`; at most 255 characters.
     #[schema(max_length = 255)]
     pub creator_name: Option<String>,
+    /// An existing subscriber of the team the item is created for (404 `Subscriber not
+    /// found` otherwise); not with `creatorEmail` or `creatorName`.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub creator_id: Option<String>,
+    /// Tags of the team the item carries (404 `Tag not found` for another).
+    #[serde(default, deserialize_with = "lenient::opt_string_list")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub tag_ids: Option<Vec<String>>,
 }
 
 impl From<CreateFeedbackParams> for NewFeedbackInput {
@@ -132,8 +140,10 @@ impl From<CreateFeedbackParams> for NewFeedbackInput {
             board_id: p.board_id,
             kind: p.kind,
             meta: p.meta,
+            creator_id: p.creator_id,
             creator_email: p.creator_email,
             creator_name: p.creator_name,
+            tag_ids: p.tag_ids,
         }
     }
 }
@@ -322,36 +332,62 @@ impl From<PublicFeedbackInfoParams> for FeedbackLookup {
     }
 }
 
-/// `feedbacks.list` (team and public).
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FeedbackListParams {
-    /// `newest` (default: newest first), `top` (most votes first) or `trending` (most votes
-    /// and comments in the last 7 days first).
-    #[schema(example = "top", pattern = r"^(newest|top|trending)$")]
-    pub sort_by: Option<String>,
-    /// One status, a list, or a comma-separated string; every status when absent.
-    #[serde(default, deserialize_with = "lenient::opt_string_list")]
-    #[schema(value_type = Option<Vec<String>>, example = json!(["planned", "in_progress"]))]
-    pub status: Option<Vec<String>>,
-    #[schema(value_type = Option<String>, format = Uuid)]
-    pub board_id: Option<String>,
-    /// Only items carrying this tag.
-    #[schema(value_type = Option<String>, format = Uuid)]
-    pub tag_id: Option<String>,
-    /// Case-insensitive substring of the title or text.
-    pub search: Option<String>,
-    /// 1..=100, default 20; larger values are clamped to 100.
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    #[schema(minimum = 1)]
-    pub limit: Option<i64>,
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    #[schema(minimum = 0)]
-    pub offset: Option<i64>,
-    /// Team list only: include archived items.
-    #[serde(default, deserialize_with = "lenient::opt_bool")]
-    pub archived: Option<bool>,
+/// The two feedback lists' parameter structs: the same filters, and the team's adds
+/// `archived` (the public list has no archived items to ask for, so there it is unknown).
+macro_rules! feedback_list_params {
+    ($(#[$doc:meta])* $name:ident { $($extra:tt)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            /// `newest` (default: newest first), `top` (most votes first) or `trending` (most
+            /// votes and comments in the last 7 days first).
+            #[schema(example = "top", pattern = r"^(newest|top|trending)$")]
+            pub sort_by: Option<String>,
+            /// One status, a list, or a comma-separated string; every status when absent.
+            #[serde(default, deserialize_with = "lenient::opt_string_list")]
+            #[schema(value_type = Option<Vec<String>>, example = json!(["planned", "in_progress"]))]
+            pub status: Option<Vec<String>>,
+            #[schema(value_type = Option<String>, format = Uuid)]
+            pub board_id: Option<String>,
+            /// Only items carrying this tag.
+            #[schema(value_type = Option<String>, format = Uuid)]
+            pub tag_id: Option<String>,
+            /// Case-insensitive substring of the title or text.
+            pub search: Option<String>,
+            /// 1..=100, default 20; larger values are clamped to 100.
+            #[serde(default, deserialize_with = "lenient::opt_i64")]
+            #[schema(minimum = 1)]
+            pub limit: Option<i64>,
+            #[serde(default, deserialize_with = "lenient::opt_i64")]
+            #[schema(minimum = 0)]
+            pub offset: Option<i64>,
+            /// Only items created at or after this RFC 3339 instant, or from the start of
+            /// this date (`2026-11-01`, UTC).
+            #[schema(example = "2026-11-01")]
+            pub from: Option<String>,
+            /// Only items created at or before this RFC 3339 instant, or until the end of
+            /// this date.
+            #[schema(example = "2026-11-30")]
+            pub to: Option<String>,
+            $($extra)*
+        }
+    };
 }
+
+feedback_list_params!(
+    /// Team `feedbacks.list`.
+    FeedbackListParams {
+        /// Include archived items.
+        #[serde(default, deserialize_with = "lenient::opt_bool")]
+        pub archived: Option<bool>,
+    }
+);
+
+feedback_list_params!(
+    /// `public/feedbacks.list`.
+    PublicFeedbackListParams {}
+);
 
 impl From<FeedbackListParams> for FeedbackListInput {
     fn from(p: FeedbackListParams) -> Self {
@@ -364,6 +400,25 @@ impl From<FeedbackListParams> for FeedbackListInput {
             limit: p.limit,
             offset: p.offset,
             archived: p.archived,
+            from: p.from,
+            to: p.to,
+        }
+    }
+}
+
+impl From<PublicFeedbackListParams> for FeedbackListInput {
+    fn from(p: PublicFeedbackListParams) -> Self {
+        Self {
+            sort_by: p.sort_by,
+            statuses: p.status.unwrap_or_default(),
+            board_id: p.board_id,
+            tag_id: p.tag_id,
+            search: p.search,
+            limit: p.limit,
+            offset: p.offset,
+            archived: None,
+            from: p.from,
+            to: p.to,
         }
     }
 }

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sounding_app::{
-    roadmaps::{RoadmapInput, StageInfoInput, StageInput},
+    roadmaps::{InlineStageInput, RoadmapInput, StageInfoInput, StageInput},
     topics::{
         NewTopicInput, TopicChanges, TopicCommentInput, TopicCommentListInput, TopicListInput,
     },
@@ -22,8 +22,8 @@ use sounding_domain::{
 };
 use utoipa::ToSchema;
 
-use super::common::Pagination;
-use crate::params::lenient;
+use super::common::{fold_flag_into_meta, Pagination};
+use crate::{error::ApiError, params::lenient};
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -34,6 +34,8 @@ pub struct RoadmapDto {
     pub description: String,
     #[schema(value_type = String, format = Uuid)]
     pub team_id: TeamId,
+    /// Its new stages start private unless they say otherwise.
+    pub is_private: bool,
     #[schema(value_type = String, format = DateTime)]
     pub created_at: Timestamp,
     #[schema(value_type = String, format = DateTime)]
@@ -47,10 +49,19 @@ impl From<&Roadmap> for RoadmapDto {
             name: r.name.clone(),
             description: r.description.clone(),
             team_id: r.team_id,
+            is_private: r.is_private,
             created_at: r.created_at,
             updated_at: r.updated_at,
         }
     }
+}
+
+/// `{data: Roadmap, stages: [Stage]}`: `roadmaps.create`, with the stages made with it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoadmapCreatedResponse {
+    pub data: RoadmapDto,
+    /// The stages given inline, in order (`[]` when none were).
+    pub stages: Vec<StageDto>,
 }
 
 /// `{data: Roadmap}`.
@@ -76,15 +87,58 @@ pub struct CreateRoadmapParams {
     /// At most 50,000 characters.
     #[schema(max_length = 50000)]
     pub description: Option<String>,
+    /// The roadmap's stages (inline and later ones) start private unless they say
+    /// otherwise. Default false. Also read as `private` (Userorbit's spelling).
+    #[serde(default, alias = "private", deserialize_with = "lenient::opt_bool")]
+    pub is_private: Option<bool>,
+    /// Stages created with the roadmap, in this order (at most 50).
+    #[schema(max_items = 50)]
+    pub stages: Option<Vec<InlineStageParams>>,
 }
 
-impl From<CreateRoadmapParams> for RoadmapInput {
-    fn from(p: CreateRoadmapParams) -> Self {
-        Self {
+/// One stage of `roadmaps.create {stages}`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InlineStageParams {
+    /// 1..=255 characters after trimming. Also read as `title`.
+    #[serde(alias = "title")]
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
+    pub name: Option<String>,
+    #[schema(value_type = Option<StageMetaParams>)]
+    pub meta: Option<Value>,
+    /// Userorbit's spelling of `meta.isPrivate`.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub private: Option<bool>,
+}
+
+impl TryFrom<CreateRoadmapParams> for RoadmapInput {
+    type Error = ApiError;
+
+    fn try_from(p: CreateRoadmapParams) -> Result<Self, ApiError> {
+        let stages = p
+            .stages
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                Ok(InlineStageInput {
+                    name: s.name,
+                    meta: fold_flag_into_meta(
+                        s.meta,
+                        s.private,
+                        &format!("stages[{i}].private"),
+                        "isPrivate",
+                    )?,
+                })
+            })
+            .collect::<Result<Vec<_>, ApiError>>()?;
+        Ok(Self {
             id: None,
             name: p.name,
             description: p.description,
-        }
+            is_private: p.is_private,
+            stages,
+        })
     }
 }
 
@@ -108,6 +162,7 @@ impl From<UpdateRoadmapParams> for RoadmapInput {
             id: p.id,
             name: p.name,
             description: p.description,
+            ..Self::default()
         }
     }
 }
@@ -235,7 +290,8 @@ pub struct StageMetaParams {
 pub struct CreateStageParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub roadmap_id: Option<String>,
-    /// 1..=255 characters after trimming.
+    /// 1..=255 characters after trimming. Also read as `title` (Userorbit's spelling).
+    #[serde(alias = "title")]
     #[schema(required = true, value_type = String, min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
     /// 1 or more: the position; the others move to keep 1, 2, 3… Last when not given.
@@ -244,17 +300,22 @@ pub struct CreateStageParams {
     pub order: Option<i64>,
     #[schema(value_type = Option<StageMetaParams>)]
     pub meta: Option<Value>,
+    /// Userorbit's spelling of `meta.isPrivate`.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub private: Option<bool>,
 }
 
-impl From<CreateStageParams> for StageInput {
-    fn from(p: CreateStageParams) -> Self {
-        Self {
+impl TryFrom<CreateStageParams> for StageInput {
+    type Error = ApiError;
+
+    fn try_from(p: CreateStageParams) -> Result<Self, ApiError> {
+        Ok(Self {
             id: None,
             roadmap_id: p.roadmap_id,
             name: p.name,
             order: p.order,
-            meta: p.meta,
-        }
+            meta: fold_flag_into_meta(p.meta, p.private, "private", "isPrivate")?,
+        })
     }
 }
 
@@ -264,7 +325,8 @@ impl From<CreateStageParams> for StageInput {
 pub struct UpdateStageParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
-    /// 1..=255 characters after trimming.
+    /// 1..=255 characters after trimming. Also read as `title` (Userorbit's spelling).
+    #[serde(alias = "title")]
     #[schema(min_length = 1, max_length = 255, pattern = r"\S")]
     pub name: Option<String>,
     /// 1 or more: the new position; the others move to keep 1, 2, 3…
@@ -273,17 +335,22 @@ pub struct UpdateStageParams {
     pub order: Option<i64>,
     #[schema(value_type = Option<StageMetaParams>)]
     pub meta: Option<Value>,
+    /// Userorbit's spelling of `meta.isPrivate`.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub private: Option<bool>,
 }
 
-impl From<UpdateStageParams> for StageInput {
-    fn from(p: UpdateStageParams) -> Self {
-        Self {
+impl TryFrom<UpdateStageParams> for StageInput {
+    type Error = ApiError;
+
+    fn try_from(p: UpdateStageParams) -> Result<Self, ApiError> {
+        Ok(Self {
             id: p.id,
             roadmap_id: None,
             name: p.name,
             order: p.order,
-            meta: p.meta,
-        }
+            meta: fold_flag_into_meta(p.meta, p.private, "private", "isPrivate")?,
+        })
     }
 }
 

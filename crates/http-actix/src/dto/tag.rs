@@ -167,9 +167,11 @@ pub struct FeedbackCountsDto {
     pub closed: i64,
     pub archived: i64,
     pub total: i64,
+    /// The same as `total` (Userorbit's name).
+    pub all: i64,
 }
 
-/// `{data: {in_review, in_progress, planned, completed, closed, archived, total}}`.
+/// `{data: {in_review, in_progress, planned, completed, closed, archived, total, all}}`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct CountResponse {
     pub data: FeedbackCountsDto,
@@ -186,6 +188,7 @@ impl From<&FeedbackCounts> for CountResponse {
                 closed: c.closed,
                 archived: c.archived,
                 total: c.total(),
+                all: c.total(),
             },
         }
     }

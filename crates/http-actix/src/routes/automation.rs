@@ -1,5 +1,6 @@
 //! `automation.subscribe|unsubscribe|list|deliveries|redeliver` (team API key; changes need
-//! the admin role): webhook subscriptions and their deliveries.
+//! the admin role): webhook subscriptions and their deliveries. `zapier.subscribe|unsubscribe`
+//! are Userorbit's names for the first two.
 
 use actix_web::{web, HttpResponse};
 use sounding_app::automation;
@@ -73,6 +74,50 @@ pub async fn unsubscribe(
 ) -> Result<HttpResponse, ApiError> {
     automation::unsubscribe(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(SuccessResponse::ok()))
+}
+
+/// Userorbit's name for `automation.subscribe`: the same operation.
+#[utoipa::path(
+    post,
+    path = "/v1/zapier.subscribe",
+    operation_id = "zapier.subscribe",
+    tag = "automation",
+    request_body = SubscribeParams,
+    responses(
+        (status = 200, description = "As `automation.subscribe`.", body = SubscribedResponse),
+        (status = 400, description = "As `automation.subscribe`.", body = ErrorBody),
+        (status = 403, description = "The key's role may not manage automation.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn zapier_subscribe(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    params: Params<SubscribeParams>,
+) -> Result<HttpResponse, ApiError> {
+    subscribe(state, caller, params).await
+}
+
+/// Userorbit's name for `automation.unsubscribe`: the same operation.
+#[utoipa::path(
+    post,
+    path = "/v1/zapier.unsubscribe",
+    operation_id = "zapier.unsubscribe",
+    tag = "automation",
+    request_body = UnsubscribeParams,
+    responses(
+        (status = 200, description = "Removed.", body = SuccessResponse),
+        (status = 400, description = "As `automation.unsubscribe`.", body = ErrorBody),
+        (status = 404, description = "`Subscription not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn zapier_unsubscribe(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    params: Params<UnsubscribeParams>,
+) -> Result<HttpResponse, ApiError> {
+    unsubscribe(state, caller, params).await
 }
 
 /// The team's subscriptions (without secrets), oldest first.

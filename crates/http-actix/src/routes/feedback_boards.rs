@@ -56,7 +56,8 @@ pub async fn create(
     caller: TeamCaller,
     Params(params): Params<CreateBoardParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let view = boards::create_board(&*state.store, &*state.clock, &caller.0, params.into()).await?;
+    let view =
+        boards::create_board(&*state.store, &*state.clock, &caller.0, params.try_into()?).await?;
     Ok(HttpResponse::Ok().json(BoardResponse::from(&view)))
 }
 
@@ -127,7 +128,7 @@ pub async fn update(
     caller: TeamCaller,
     Params(params): Params<UpdateBoardParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let (id, input) = params.into_parts();
+    let (id, input) = params.into_parts()?;
     let view = boards::update_board(
         &*state.store,
         &*state.clock,

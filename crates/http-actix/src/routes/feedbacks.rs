@@ -11,8 +11,8 @@ use crate::{
         feedback::{
             CreateFeedbackParams, FeedbackDoneResponse, FeedbackIdParams, FeedbackInfoParams,
             FeedbackListParams, FeedbackListResponse, FeedbackResponse, PublicCreateFeedbackParams,
-            PublicFeedbackIdParams, PublicFeedbackInfoParams, PublicUpdateFeedbackParams,
-            UpdateFeedbackParams,
+            PublicFeedbackIdParams, PublicFeedbackInfoParams, PublicFeedbackListParams,
+            PublicUpdateFeedbackParams, UpdateFeedbackParams,
         },
     },
     error::ApiError,
@@ -216,7 +216,7 @@ pub async fn delete(
     path = "/v1/public/feedbacks.list",
     operation_id = "public/feedbacks.list",
     tag = "feedbacks",
-    request_body = FeedbackListParams,
+    request_body = PublicFeedbackListParams,
     responses(
         (status = 200, description = "One page of items; `archived` is ignored here.", body = FeedbackListResponse),
         (status = 400, description = "`sortBy must be one of newest, top, trending`, `limit must be between 1 and 100`, …", body = ErrorBody),
@@ -226,7 +226,7 @@ pub async fn delete(
 pub async fn public_list(
     state: web::Data<ApiState>,
     caller: AnyCaller,
-    Params(params): Params<FeedbackListParams>,
+    Params(params): Params<PublicFeedbackListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page =
         feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, params.into())

@@ -105,6 +105,8 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/topic-votes.info", topic_votes::info);
     operation(cfg, "automation.subscribe", automation::subscribe);
     operation(cfg, "automation.unsubscribe", automation::unsubscribe);
+    operation(cfg, "zapier.subscribe", automation::zapier_subscribe);
+    operation(cfg, "zapier.unsubscribe", automation::zapier_unsubscribe);
     operation(cfg, "automation.list", automation::list);
     operation(cfg, "automation.deliveries", automation::deliveries);
     operation(cfg, "automation.redeliver", automation::redeliver);

@@ -9,8 +9,8 @@ use crate::{
     dto::{
         common::{paginate, DeletedResponse, ErrorBody},
         roadmap::{
-            CreateRoadmapParams, IdForceParams, IdParams, PageParams, RoadmapDto,
-            RoadmapListResponse, RoadmapResponse, UpdateRoadmapParams,
+            CreateRoadmapParams, IdForceParams, IdParams, PageParams, RoadmapCreatedResponse,
+            RoadmapDto, RoadmapListResponse, RoadmapResponse, StageDto, UpdateRoadmapParams,
         },
     },
     error::ApiError,
@@ -32,8 +32,8 @@ fn one(roadmap: &Roadmap) -> HttpResponse {
     tag = "roadmaps",
     request_body = CreateRoadmapParams,
     responses(
-        (status = 200, description = "The new roadmap.", body = RoadmapResponse),
-        (status = 400, description = "`name is required`, `name must be at most 255 characters`.", body = ErrorBody),
+        (status = 200, description = "The new roadmap, and the stages made with it.", body = RoadmapCreatedResponse),
+        (status = 400, description = "`name is required`, `name must be at most 255 characters`, `stages[0].name is required`, `stages must hold at most 50 stages`, `Unknown parameter: stages[0].icon`.", body = ErrorBody),
         (status = 403, description = "The key's role may not manage roadmaps, or it is read-only.", body = ErrorBody),
     ),
     security(("apiKey" = [])),
@@ -43,9 +43,13 @@ pub async fn create(
     caller: TeamCaller,
     Params(params): Params<CreateRoadmapParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let roadmap =
-        roadmaps::create_roadmap(&*state.store, &*state.clock, &caller.0, params.into()).await?;
-    Ok(one(&roadmap))
+    let (roadmap, stages) =
+        roadmaps::create_roadmap(&*state.store, &*state.clock, &caller.0, params.try_into()?)
+            .await?;
+    Ok(HttpResponse::Ok().json(RoadmapCreatedResponse {
+        data: (&roadmap).into(),
+        stages: stages.iter().map(StageDto::from).collect(),
+    }))
 }
 
 /// The team's roadmaps, oldest first.

@@ -46,7 +46,7 @@ pub async fn create(
     Params(params): Params<CreateStageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stage =
-        roadmaps::create_stage(&*state.store, &*state.clock, &caller.0, params.into()).await?;
+        roadmaps::create_stage(&*state.store, &*state.clock, &caller.0, params.try_into()?).await?;
     Ok(one(&stage))
 }
 
@@ -70,7 +70,7 @@ pub async fn update(
     Params(params): Params<UpdateStageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stage =
-        roadmaps::update_stage(&*state.store, &*state.clock, &caller.0, params.into()).await?;
+        roadmaps::update_stage(&*state.store, &*state.clock, &caller.0, params.try_into()?).await?;
     Ok(one(&stage))
 }
 

@@ -39,6 +39,7 @@ struct RoadmapRow {
     description: String,
     created_at: PrimitiveDateTime,
     updated_at: PrimitiveDateTime,
+    is_private: bool,
 }
 
 impl From<&Roadmap> for RoadmapRow {
@@ -50,6 +51,7 @@ impl From<&Roadmap> for RoadmapRow {
             description: r.description.clone(),
             created_at: to_db_time(r.created_at),
             updated_at: to_db_time(r.updated_at),
+            is_private: r.is_private,
         }
     }
 }
@@ -63,6 +65,7 @@ impl RoadmapRow {
             description: self.description,
             created_at: from_db_time(self.created_at),
             updated_at: from_db_time(self.updated_at),
+            is_private: self.is_private,
         })
     }
 }
@@ -232,13 +235,25 @@ fn published_topics(conn: &mut DbConnection, stage: &str) -> DbResult<i64> {
 
 #[async_trait]
 impl RoadmapStore for DieselStore {
-    async fn insert_roadmap(&self, roadmap: &Roadmap) -> StoreResult<()> {
+    async fn insert_roadmap(&self, roadmap: &Roadmap, stages: &[Stage]) -> StoreResult<()> {
         let row = RoadmapRow::from(roadmap);
+        let stages: Vec<StageRow> = stages
+            .iter()
+            .zip(1..)
+            .map(|(stage, order)| StageRow::new(stage, order))
+            .collect();
         self.run(move |conn| {
             write_tx(conn, |conn| {
                 diesel::insert_into(roadmaps::table)
                     .values(&row)
                     .execute(conn)?;
+                // One statement per stage: batch inserts are per backend in diesel, and a
+                // roadmap is created with a handful of stages.
+                for stage in &stages {
+                    diesel::insert_into(stages::table)
+                        .values(stage)
+                        .execute(conn)?;
+                }
                 Ok(())
             })
         })

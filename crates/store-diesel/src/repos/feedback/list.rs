@@ -169,6 +169,14 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
             .text(tag.to_string())
             .push(")");
     }
+    if let Some(from) = query.created.from {
+        sql.push(" AND f.created_at >= ")
+            .param(Param::Timestamp(to_db_time(from)));
+    }
+    if let Some(to) = query.created.to {
+        sql.push(" AND f.created_at <= ")
+            .param(Param::Timestamp(to_db_time(to)));
+    }
     if let Some(term) = &query.search {
         sql.push(" AND f.search_text LIKE ")
             .text(like_contains(term))
@@ -288,6 +296,7 @@ mod tests {
                     tag_id: None,
                     search: Some("item".into()),
                     trending_since: t0,
+                    created: sounding_domain::feedback::CreatedRange::default(),
                     page: PageRequest { limit, offset: 0 },
                 };
                 statements.store(0, Ordering::SeqCst);
@@ -350,6 +359,7 @@ mod tests {
                 tag_id: None,
                 search: None,
                 trending_since: t0,
+                created: sounding_domain::feedback::CreatedRange::default(),
                 page: PageRequest {
                     limit: 20,
                     offset: 0,

@@ -18,9 +18,9 @@ use sounding_domain::{
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
-    ids::{FeedbackId, SubscriberId, TeamId},
+    ids::{FeedbackId, SubscriberId, TagId, TeamId},
     page::Paged,
-    ports::{FeedbackStore, StoreResult},
+    ports::{conflicts, FeedbackStore, StoreResult},
     timestamp::Timestamp,
     DomainError, Entity,
 };
@@ -31,7 +31,7 @@ use super::{
 };
 use crate::{
     connection::{per_backend, DbConnection},
-    error::DbResult,
+    error::{DbError, DbResult},
     raw_sql::{add_to_count, KeptCount},
     schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
     tx::write_tx,
@@ -135,17 +135,32 @@ fn read_view(conn: &mut DbConnection, team: &str, key: Key) -> DbResult<Option<F
 
 #[async_trait]
 impl FeedbackStore for DieselStore {
-    async fn insert_feedback(&self, feedback: &Feedback, events: &[NewEvent]) -> StoreResult<()> {
+    async fn insert_feedback(
+        &self,
+        feedback: &Feedback,
+        tags: &[TagId],
+        events: &[NewEvent],
+    ) -> StoreResult<()> {
         let events = events.to_vec();
         let row = FeedbackRow::new_item(feedback);
+        let mut tags: Vec<String> = tags.iter().map(ToString::to_string).collect();
+        tags.sort();
+        tags.dedup();
         self.run(move |conn| {
             let row = row?;
             write_tx(conn, |conn| {
+                // Key-share locked on PostgreSQL, so none can be deleted before the commit.
+                if known_tags(conn, &row.team_id, &tags)? != tags.len() as i64 {
+                    return Err(DbError::Conflict(conflicts::FEEDBACK_TAG.into()));
+                }
                 // A taken url id violates `feedback_team_id_url_id_key`, reported as
                 // `feedback_url_id`; the rollback leaves nothing behind.
                 diesel::insert_into(feedback::table)
                     .values(&row)
                     .execute(conn)?;
+                if !tags.is_empty() {
+                    curation::retag(conn, &row.team_id, &row.id, &tags)?;
+                }
                 follow(
                     conn,
                     &FollowRow {
