@@ -68,6 +68,106 @@ fn expected_body(app: &TestApp, event: &str, ids: Value, data: &Value, got: &Val
     body
 }
 
+/// The payload is what the OpenAPI document's `webhooks.<event>` says it is: every key the
+/// server sends is documented (an object with `properties` counts as closed here, unless it
+/// says `additionalProperties`), every required one is there, with its type, `const`, `enum`
+/// and UUID syntax, down through `data`.
+fn assert_documented(document: &Value, event: &str, payload: &Value) {
+    let body = &document["webhooks"][event]["post"]["requestBody"]["content"]["application/json"];
+    assert!(body["schema"].is_object(), "{event} is not under webhooks");
+    let mut problems = Vec::new();
+    conforms(document, &body["schema"], payload, event, &mut problems);
+    assert!(problems.is_empty(), "{event}: {problems:#?}\n{payload:#}");
+}
+
+fn conforms(document: &Value, schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/components/schemas/");
+        let target = &document["components"]["schemas"][name];
+        assert!(
+            target.is_object(),
+            "{at}: {reference} is not in the document"
+        );
+        return conforms(document, target, value, at, problems);
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(branches) = schema[key].as_array() {
+            let fits = branches.iter().any(|branch| {
+                let mut inner = Vec::new();
+                conforms(document, branch, value, at, &mut inner);
+                inner.is_empty()
+            });
+            if !fits {
+                problems.push(format!("{at}: {value} fits no branch of {key}"));
+            }
+        }
+    }
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let allowed: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let integer_as_number = kind == "integer" && allowed.contains(&"number");
+    if !allowed.is_empty() && !allowed.contains(&kind) && !integer_as_number {
+        problems.push(format!("{at}: {value} is not of type {allowed:?}"));
+        return;
+    }
+    if let Some(constant) = schema.get("const") {
+        if constant != value {
+            problems.push(format!("{at}: {value} is not {constant}"));
+        }
+    }
+    if let Some(values) = schema["enum"].as_array() {
+        if !values.contains(value) {
+            problems.push(format!("{at}: {value} is not one of {values:?}"));
+        }
+    }
+    if let (Some("uuid"), Value::String(text)) = (schema["format"].as_str(), value) {
+        if uuid::Uuid::parse_str(text).is_err() {
+            problems.push(format!("{at}: {text} is not a UUID"));
+        }
+    }
+    if let (Some(items), Value::Array(values)) = (schema.get("items"), value) {
+        for (i, item) in values.iter().enumerate() {
+            conforms(document, items, item, &format!("{at}[{i}]"), problems);
+        }
+    }
+    let Value::Object(fields) = value else {
+        return;
+    };
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let name = name.as_str().unwrap();
+        if !fields.contains_key(name) {
+            problems.push(format!("{at}: lacks {name}"));
+        }
+    }
+    let properties = schema["properties"].as_object();
+    for (name, field) in fields {
+        let path = format!("{at}.{name}");
+        match (
+            properties.and_then(|p| p.get(name)),
+            schema.get("additionalProperties"),
+        ) {
+            (Some(own), _) => conforms(document, own, field, &path, problems),
+            (None, Some(Value::Bool(true))) => {}
+            (None, Some(other)) if other.is_object() => {
+                conforms(document, other, field, &path, problems)
+            }
+            (None, _) if properties.is_some() => problems.push(format!("{path} is not documented")),
+            (None, _) => {}
+        }
+    }
+}
+
 async fn every_event_arrives_once_signed_with_its_payload(engine: Engine) {
     let Some(app) = TestApp::spawn_webhooks(engine).await else {
         return;
@@ -165,6 +265,7 @@ async fn every_event_arrives_once_signed_with_its_payload(engine: Engine) {
     receiver.wait_for(expected.len(), WITHIN).await;
     receiver.assert_quiet(expected.len(), QUIET).await;
     let hooks = receiver.hooks();
+    let document: Value = serde_json::from_str(&sounding_http_actix::openapi_json()).unwrap();
     let ids: BTreeSet<&str> = hooks.iter().map(Hook::id).collect();
     assert_eq!(
         ids.len(),
@@ -195,6 +296,7 @@ async fn every_event_arrives_once_signed_with_its_payload(engine: Engine) {
             &secrets["new_feedback"]
         };
         assert_signed(hook, &secrets[*event], other);
+        assert_documented(&document, event, &got);
     }
     // topic-comments.create carries exactly these keys (decisions §6).
     let comment_hook = hooks

@@ -1,17 +1,18 @@
-//! `cargo xtask ci`: everything CI runs, in order, stopping at the first failure: the checks,
+//! `cargo xtask ci`: everything CI runs, in order, stopping at the first failure: the checks
+//! (the OpenAPI document among them, and the clients generated from it),
 //! `cargo xtask test` (the README's test command, so CI tests what developers test), then a
 //! quick run of the benchmark harness as a smoke check (issue 8: it runs in CI without
 //! asserting speed).
 
 use anyhow::Result;
 
-use crate::{bench, deps, openapi, test, util};
+use crate::{bench, clients, deps, openapi, test, util};
 
 /// A step returns its exit code (0 passed).
 type Step = fn() -> Result<u8>;
 
 pub fn run() -> Result<u8> {
-    let steps: [(&str, Step); 6] = [
+    let steps: [(&str, Step); 7] = [
         ("cargo fmt --all -- --check", || {
             cargo(&["fmt", "--all", "--", "--check"])
         }),
@@ -32,6 +33,8 @@ pub fn run() -> Result<u8> {
         ("cargo xtask openapi --check", || {
             openapi::run(&["--check".to_owned()])
         }),
+        // Clients generated from the document compile (TypeScript) and come whole (Python).
+        ("cargo xtask clients", clients::run),
         ("cargo xtask test", || test::run(&[])),
         // A smoke check of the benchmark harness on both engines; speed is not judged here.
         ("cargo xtask bench --quick --no-docs", || {

@@ -3,6 +3,7 @@
 
 mod bench;
 mod ci;
+mod clients;
 mod contract;
 mod deps;
 mod openapi;
@@ -22,12 +23,17 @@ tasks:
   check-deps           fail if sounding-domain or sounding-app depend on actix, diesel,
                        reqwest or tokio
   openapi [--check]    write docs/openapi.json; with --check, fail if it is out of date
+  clients              generate a TypeScript client (openapi-typescript) and a Python client
+                       (openapi-python-client) from docs/openapi.json; fail unless the first
+                       compiles with `tsc --strict` and the second comes without warnings and
+                       whole (needs node, npm and python3-venv)
   contract             fuzz the release binary with schemathesis against docs/openapi.json
                        (team key and subscriber token; needs python3-venv)
   bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...] [--no-docs]
                        build release binaries, seed, load-test with wrk; writes
                        docs/benchmarks.md and target/bench/results.json
-  ci                   everything CI runs: fmt, clippy, check-deps, openapi --check, test";
+  ci                   everything CI runs: fmt, clippy, check-deps, openapi --check, clients,
+                       test, bench --quick";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +42,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(rest),
         Some("check-deps") => deps::run(),
         Some("openapi") => openapi::run(rest),
+        Some("clients") => clients::run(),
         Some("contract") => contract::run(),
         Some("ci") => ci::run(),
         Some("bench") => bench::run(rest),

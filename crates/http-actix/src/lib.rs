@@ -13,6 +13,7 @@ mod dto;
 mod error;
 mod openapi;
 mod openapi_rules;
+mod openapi_webhooks;
 mod params;
 mod rate_limit;
 mod routes;

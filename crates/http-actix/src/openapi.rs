@@ -183,6 +183,7 @@ pub fn openapi_json() -> String {
     let mut value = serde_json::to_value(openapi_document())
         .expect("the OpenAPI document is plain data and always serializes");
     crate::openapi_rules::apply(&mut value);
+    crate::openapi_webhooks::add(&mut value);
     let mut text =
         serde_json::to_string_pretty(&sorted(value)).expect("a JSON value always serializes");
     text.push('\n');

@@ -1,7 +1,13 @@
 //! Rules of the request parameters that utoipa's derive cannot state, added to the rendered
 //! document so it says exactly what the handlers accept (contract fuzzing checks both ways):
-//! the UUID syntax every id field is parsed with, a body that is required whenever its schema
+//! the UUID syntax every id field is parsed with, parameter objects that take no other fields,
+//! free-form objects that say they take any keys, a body that is required whenever its schema
 //! requires a field, and the parameters that take one of two fields.
+//!
+//! Conditional rules are written as `if`/`then`/`else` (or `not`) beside the properties, never
+//! as a top-level `anyOf`/`oneOf`: client generators (openapi-python-client, openapi-typescript)
+//! turn such a union into several types and lose the properties, while they skip conditionals.
+//! The description says the rule in words for the people reading the generated client.
 
 use serde_json::{json, Value};
 
@@ -34,6 +40,13 @@ const ALTERNATIVES: &[(&str, &str, &str, Choice)] = &[
     ),
 ];
 
+/// Names a parameter object accepts beside its fields (serde `alias`): (schema, alias, field).
+/// The document lists each as a property of its own, as the server takes no other names.
+const ALIASES: &[(&str, &str, &str)] = &[
+    ("SubscribeParams", "targetUrl", "target_url"),
+    ("UnsubscribeParams", "targetUrl", "target_url"),
+];
+
 /// Applies every rule to the whole document.
 pub fn apply(doc: &mut Value) {
     if let Some(schemas) = doc
@@ -48,6 +61,11 @@ pub fn apply(doc: &mut Value) {
         for (name, first, second, choice) in ALTERNATIVES {
             if let Some(schema) = schemas.get_mut(*name) {
                 one_of_two(schema, first, second, choice);
+            }
+        }
+        for (name, alias, field) in ALIASES {
+            if let Some(schema) = schemas.get_mut(*name) {
+                add_alias(schema, alias, field);
             }
         }
         // `feedback-comments.create`: `give subscriberId or email, not both`.
@@ -69,7 +87,7 @@ pub fn apply(doc: &mut Value) {
             *tags = json!({"type": "string", "format": "uuid", "pattern": UUID_PATTERN});
         }
         // `automation.unsubscribe`: by `id` (then nothing else is looked at), or by `target_url`
-        // with `event`.
+        // (or its alias `targetUrl`) with `event`.
         if let Some(Value::Object(unsubscribe)) = schemas.get_mut("UnsubscribeParams") {
             let event = unsubscribe
                 .get_mut("properties")
@@ -78,17 +96,23 @@ pub fn apply(doc: &mut Value) {
                 .and_then(|event| event.remove("pattern"))
                 .unwrap_or(Value::Null);
             unsubscribe.insert(
-                "anyOf".to_owned(),
-                json!([
-                    {"required": ["id"], "properties": {"id": {"type": "string", "pattern": UUID_PATTERN}}},
-                    {
-                        "required": ["target_url", "event"],
-                        "properties": {
-                            "target_url": {"type": "string"},
-                            "event": {"type": "string", "pattern": event},
-                        },
-                    },
-                ]),
+                "if".to_owned(),
+                json!({"properties": {"id": {"type": "null"}}}),
+            );
+            unsubscribe.insert(
+                "then".to_owned(),
+                json!({
+                    "required": ["event"],
+                    "properties": {"event": {"type": "string", "pattern": event}},
+                    "anyOf": [
+                        {"required": ["target_url"], "properties": {"target_url": {"type": "string"}}},
+                        {"required": ["targetUrl"], "properties": {"targetUrl": {"type": "string"}}},
+                    ],
+                }),
+            );
+            append_description(
+                unsubscribe,
+                "Give `id`, or `target_url` and `event` (`id` wins when given).",
             );
         }
         // `notifications.markRead` takes a list of at most 100 ids or `all: true`, not both.
@@ -101,15 +125,145 @@ pub fn apply(doc: &mut Value) {
                 ids["items"] = json!({"type": "string", "format": "uuid", "pattern": UUID_PATTERN});
             }
             mark_read.insert(
-                "oneOf".to_owned(),
-                json!([
-                    {"required": ["ids"], "properties": {"ids": {"type": "array"}}},
-                    {"required": ["all"], "properties": {"all": {"const": true}}},
-                ]),
+                "if".to_owned(),
+                json!({"required": ["ids"], "properties": {"ids": {"type": "array"}}}),
+            );
+            mark_read.insert(
+                "then".to_owned(),
+                json!({"properties": {"all": {"enum": [false, null]}}}),
+            );
+            mark_read.insert(
+                "else".to_owned(),
+                json!({"required": ["all"], "properties": {"all": {"const": true}}}),
             );
         }
     }
+    close_parameter_objects(doc);
+    open_free_form_objects(doc);
     require_bodies_with_required_fields(doc);
+}
+
+/// The schemas of the operations' JSON bodies, by name.
+fn body_schema_names(doc: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    let paths = doc.get("paths").and_then(Value::as_object).into_iter();
+    for item in paths.flat_map(|p| p.values()) {
+        let operations = item.as_object().into_iter().flat_map(|i| i.values());
+        for operation in operations {
+            let name = operation
+                .pointer("/requestBody/content/application~1json/schema/$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"));
+            if let Some(name) = name.filter(|n| !names.iter().any(|known| known == n)) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// Every operation's parameter object takes only the fields it names (item 1 of issue 18:
+/// the server answers `400 Unknown parameter: <name>` for any other). Objects nested in
+/// them (`meta`) keep their own rule.
+fn close_parameter_objects(doc: &mut Value) {
+    let names = body_schema_names(doc);
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for name in names {
+        if let Some(Value::Object(schema)) = schemas.get_mut(&name) {
+            schema
+                .entry("additionalProperties")
+                .or_insert(Value::Bool(false));
+        }
+    }
+}
+
+/// An object schema with no properties is free-form (`meta`, a team's settings blob): it
+/// says so with `additionalProperties: true`, so generators type it as a map of any JSON
+/// values rather than as an object that has no keys.
+fn open_free_form_objects(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let is_object = match map.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+                _ => false,
+            };
+            let described = [
+                "properties",
+                "additionalProperties",
+                "patternProperties",
+                "$ref",
+            ]
+            .iter()
+            .any(|key| map.contains_key(*key));
+            if is_object && !described {
+                map.insert("additionalProperties".to_owned(), Value::Bool(true));
+            }
+            for (key, child) in map.iter_mut() {
+                // Property names and examples are data, not schemas.
+                if key != "example" && key != "examples" && key != "const" && key != "enum" {
+                    open_free_form_objects(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(open_free_form_objects),
+        _ => {}
+    }
+}
+
+/// A parameter object's alias: a property of its own with the field's schema. Both names at
+/// once are refused (serde: `duplicate field`); a required field may come under either.
+fn add_alias(schema: &mut Value, alias: &str, field: &str) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    let Some(properties) = map.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let Some(mut own) = properties.get(field).cloned() else {
+        return;
+    };
+    if let Some(own) = own.as_object_mut() {
+        own.remove("example");
+        own.insert(
+            "description".to_owned(),
+            json!(format!("Another name for `{field}`.")),
+        );
+    }
+    properties.insert(alias.to_owned(), own);
+    let both = json!({"required": [field, alias]});
+    let not = match map.remove("not") {
+        Some(other) => json!({"anyOf": [other, both]}),
+        None => both,
+    };
+    map.insert("not".to_owned(), not);
+    if let Some(Value::Array(required)) = map.get_mut("required") {
+        if required.iter().any(|f| f == field) {
+            required.retain(|f| f != field);
+            if required.is_empty() {
+                map.remove("required");
+            }
+            assert!(
+                !map.contains_key("if"),
+                "a schema with another condition cannot take a required alias yet"
+            );
+            map.insert("if".to_owned(), json!({"required": [alias]}));
+            map.insert("else".to_owned(), json!({"required": [field]}));
+        }
+    }
+}
+
+fn append_description(schema: &mut serde_json::Map<String, Value>, sentence: &str) {
+    let text = match schema.get("description").and_then(Value::as_str) {
+        Some(own) if !own.is_empty() => format!("{own}\n\n{sentence}"),
+        _ => sentence.to_owned(),
+    };
+    schema.insert("description".to_owned(), Value::String(text));
 }
 
 fn add_uuid_patterns(schema: &mut Value) {
@@ -127,6 +281,9 @@ fn add_uuid_patterns(schema: &mut Value) {
     }
 }
 
+/// The rule as `if` the first is absent or null, `then` the second is required (with its own
+/// syntax) and, for `ExactlyOne`, `else` the second is absent or null. `null` counts as
+/// absent in the handlers, so at the top level either may be null.
 fn one_of_two(schema: &mut Value, first: &str, second: &str, choice: &Choice) {
     let Some(map) = schema.as_object_mut() else {
         return;
@@ -137,9 +294,7 @@ fn one_of_two(schema: &mut Value, first: &str, second: &str, choice: &Choice) {
             map.remove("required");
         }
     }
-    // `null` counts as absent in the handlers, so a branch wants a string, with the field's
-    // own syntax; at the top level either may be null.
-    let mut branches = Vec::new();
+    let mut second_own = json!({"type": "string"});
     for field in [first, second] {
         let Some(property) = map
             .get_mut("properties")
@@ -148,21 +303,44 @@ fn one_of_two(schema: &mut Value, first: &str, second: &str, choice: &Choice) {
         else {
             continue;
         };
-        let mut own = property.clone();
-        own.insert("type".to_owned(), json!("string"));
+        if field == second {
+            second_own = Value::Object(property.clone());
+            second_own["type"] = json!("string");
+        }
         property.insert("type".to_owned(), json!(["string", "null"]));
         if matches!(choice, Choice::Either) && field == second {
             // With both given the first wins and the second is not looked at.
             property.remove("format");
             property.remove("pattern");
         }
-        branches.push(json!({"required": [field], "properties": {field: own}}));
     }
-    let key = match choice {
-        Choice::Either => "anyOf",
-        Choice::ExactlyOne => "oneOf",
+    map.insert(
+        "if".to_owned(),
+        json!({"properties": {first: {"type": "null"}}}),
+    );
+    map.insert(
+        "then".to_owned(),
+        json!({"required": [second], "properties": {second: second_own}}),
+    );
+    let words = match choice {
+        Choice::Either => {
+            format!("Give `{first}` or `{second}` (with both, `{first}` is used).")
+        }
+        Choice::ExactlyOne => {
+            map.insert(
+                "else".to_owned(),
+                json!({"properties": {second: {"type": "null"}}}),
+            );
+            format!("Give exactly one of `{first}` and `{second}`.")
+        }
     };
-    map.insert(key.to_owned(), Value::Array(branches));
+    let said = map
+        .get("description")
+        .and_then(Value::as_str)
+        .is_some_and(|d| d.contains(&format!("`{second}`")));
+    if !said {
+        append_description(map, &words);
+    }
 }
 
 /// `not: {both given}` for two fields of which at most one may be given (null is absent).
@@ -211,13 +389,23 @@ fn require_bodies_with_required_fields(doc: &mut Value) {
 }
 
 fn empty_object_is_invalid(schema: &Value) -> bool {
-    let non_empty = |key: &str| {
+    let requires = |schema: &Value, key: &str| {
         schema
             .get(key)
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty())
     };
-    non_empty("required") || non_empty("anyOf") || non_empty("oneOf")
+    // `{}` meets an `if` that requires nothing (its `properties` hold vacuously), and then
+    // has to meet `then`; otherwise it has to meet `else`.
+    let branch = match schema.get("if") {
+        Some(condition) if requires(condition, "required") => schema.get("else"),
+        Some(_) => schema.get("then"),
+        None => None,
+    };
+    requires(schema, "required")
+        || requires(schema, "anyOf")
+        || requires(schema, "oneOf")
+        || branch.is_some_and(|b| requires(b, "required") || requires(b, "anyOf"))
 }
 
 #[cfg(test)]
@@ -253,14 +441,100 @@ mod tests {
     }
 
     #[test]
-    fn either_field_names_the_feedback_item() {
+    fn either_field_names_the_feedback_item_without_a_union() {
         let doc: Value = serde_json::from_str(&crate::openapi_json()).unwrap();
         let ids = schema(&doc, "FeedbackIdParams");
         assert!(ids.get("required").is_none());
-        assert_eq!(ids["anyOf"][1]["required"], json!(["feedbackId"]));
+        assert!(ids.get("anyOf").is_none() && ids.get("oneOf").is_none());
+        assert_eq!(ids["if"], json!({"properties": {"id": {"type": "null"}}}));
+        assert_eq!(ids["then"]["required"], json!(["feedbackId"]));
         assert_eq!(
-            schema(&doc, "FeedbackInfoParams")["oneOf"][1]["required"],
-            json!(["urlId"])
+            ids["then"]["properties"]["feedbackId"]["pattern"],
+            UUID_PATTERN
         );
+        assert!(ids.get("else").is_none(), "with both, id wins");
+        let info = schema(&doc, "FeedbackInfoParams");
+        assert_eq!(info["then"]["required"], json!(["urlId"]));
+        assert_eq!(
+            info["else"],
+            json!({"properties": {"urlId": {"type": "null"}}})
+        );
+        let update = schema(&doc, "UpdateFeedbackParams");
+        let said = update["description"].as_str().unwrap();
+        assert!(said.ends_with("Give `id` or `feedbackId` (with both, `id` is used)."));
+    }
+
+    /// No component schema of the document is a union at its top level: generators make a
+    /// type per branch and lose the properties beside it (issue 18).
+    #[test]
+    fn no_schema_with_properties_is_a_union() {
+        let doc: Value = serde_json::from_str(&crate::openapi_json()).unwrap();
+        for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+            if schema.get("properties").is_some() {
+                for key in ["anyOf", "oneOf", "allOf"] {
+                    assert!(schema.get(key).is_none(), "{name} has {key}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mark_read_takes_ids_or_all_true() {
+        let doc: Value = serde_json::from_str(&crate::openapi_json()).unwrap();
+        let mark_read = schema(&doc, "MarkReadParams");
+        assert_eq!(mark_read["if"]["required"], json!(["ids"]));
+        assert_eq!(
+            mark_read["then"]["properties"]["all"]["enum"],
+            json!([false, null])
+        );
+        assert_eq!(mark_read["else"]["properties"]["all"]["const"], true);
+        let body = &doc["paths"]["/v1/public/notifications.markRead"]["post"]["requestBody"];
+        assert_eq!(body["required"], true, "`{{}}` is refused");
+    }
+
+    #[test]
+    fn parameter_objects_are_closed_and_free_form_objects_open() {
+        let doc: Value = serde_json::from_str(&crate::openapi_json()).unwrap();
+        let update = schema(&doc, "UpdateFeedbackParams");
+        assert_eq!(update["additionalProperties"], false);
+        assert_eq!(update["properties"]["meta"]["additionalProperties"], true);
+        assert_eq!(schema(&doc, "NoParams")["additionalProperties"], false);
+        let feedback = schema(&doc, "FeedbackJson");
+        assert!(feedback.get("additionalProperties").is_none(), "a reply");
+        assert_eq!(feedback["properties"]["meta"]["additionalProperties"], true);
+        // Typed maps keep their type.
+        let reactions = &schema(&doc, "DocumentDto")["properties"]["reactions"];
+        assert_eq!(reactions["additionalProperties"]["type"], "integer");
+        // A nested object with properties of its own is left as it is.
+        assert!(schema(&doc, "BoardMetaParams")
+            .get("additionalProperties")
+            .is_none());
+    }
+
+    #[test]
+    fn aliases_are_properties_and_never_both() {
+        let doc: Value = serde_json::from_str(&crate::openapi_json()).unwrap();
+        let subscribe = schema(&doc, "SubscribeParams");
+        assert_eq!(
+            subscribe["properties"]["targetUrl"]["pattern"],
+            subscribe["properties"]["target_url"]["pattern"]
+        );
+        assert_eq!(subscribe["required"], json!(["event"]));
+        assert_eq!(subscribe["if"], json!({"required": ["targetUrl"]}));
+        assert_eq!(subscribe["else"], json!({"required": ["target_url"]}));
+        assert_eq!(
+            subscribe["not"],
+            json!({"required": ["target_url", "targetUrl"]})
+        );
+        // The alias really is taken for the field.
+        let parsed: crate::dto::automation::SubscribeParams =
+            serde_json::from_value(json!({"targetUrl": "https://a.example", "event": "x"}))
+                .unwrap();
+        assert_eq!(parsed.target_url.as_deref(), Some("https://a.example"));
+        for (name, alias, field) in ALIASES {
+            let properties = &schema(&doc, name)["properties"];
+            assert!(properties[alias].is_object(), "{name}.{alias}");
+            assert!(properties[field].is_object(), "{name}.{field}");
+        }
     }
 }
