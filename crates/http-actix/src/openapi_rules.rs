@@ -45,6 +45,11 @@ const ALTERNATIVES: &[(&str, &str, &str, Choice)] = &[
 const ALIASES: &[(&str, &str, &str)] = &[
     ("SubscribeParams", "targetUrl", "target_url"),
     ("UnsubscribeParams", "targetUrl", "target_url"),
+    // Userorbit's spellings (docs/api.md, "Userorbit compatibility").
+    ("CreateStageParams", "title", "name"),
+    ("UpdateStageParams", "title", "name"),
+    ("InlineStageParams", "title", "name"),
+    ("CreateRoadmapParams", "private", "isPrivate"),
 ];
 
 /// Applies every rule to the whole document.
@@ -73,18 +78,22 @@ pub fn apply(doc: &mut Value) {
             at_most_one(comment, "subscriberId", "email");
         }
         // Feedback lists take statuses by name.
-        if let Some(statuses) = schemas
-            .get_mut("FeedbackListParams")
-            .and_then(|s| s.pointer_mut("/properties/status/items"))
-        {
-            statuses["pattern"] = json!(FEEDBACK_STATUS_PATTERN);
+        for list in ["FeedbackListParams", "PublicFeedbackListParams"] {
+            if let Some(statuses) = schemas
+                .get_mut(list)
+                .and_then(|s| s.pointer_mut("/properties/status/items"))
+            {
+                statuses["pattern"] = json!(FEEDBACK_STATUS_PATTERN);
+            }
         }
-        // `feedbacks.update` replaces the tags with these ids.
-        if let Some(tags) = schemas
-            .get_mut("UpdateFeedbackParams")
-            .and_then(|s| s.pointer_mut("/properties/tagIds/items"))
-        {
-            *tags = json!({"type": "string", "format": "uuid", "pattern": UUID_PATTERN});
+        // `feedbacks.create` and `feedbacks.update` take tags by id.
+        for params in ["CreateFeedbackParams", "UpdateFeedbackParams"] {
+            if let Some(tags) = schemas
+                .get_mut(params)
+                .and_then(|s| s.pointer_mut("/properties/tagIds/items"))
+            {
+                *tags = json!({"type": "string", "format": "uuid", "pattern": UUID_PATTERN});
+            }
         }
         // `automation.unsubscribe`: by `id` (then nothing else is looked at), or by `target_url`
         // (or its alias `targetUrl`) with `event`.
