@@ -220,6 +220,7 @@ fn comment(
         source: CommentSource::Widget,
         created_at,
         updated_at: created_at,
+        deleted_at: None,
     }
 }
 
