@@ -401,7 +401,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 90);
+        assert_eq!(operations.len(), 97);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(
