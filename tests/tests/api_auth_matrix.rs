@@ -125,6 +125,9 @@ const MATRIX: &[(&str, &str)] = &[
     ("public/feedbacks.subscribe",          "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("public/feedbacks.unsubscribe",        "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("feedback-comments.create",            "1 2 2 3 4 1 1 1 e 1 1 1"),
+    ("feedback-comments.list",              "1 2 2 2 4 1 1 1 e 1 1 1"),
+    ("feedback-comments.update",            "1 2 2 3 4 1 1 1 e 1 1 1"),
+    ("feedback-comments.delete",            "1 2 2 3 4 1 1 1 e 1 1 1"),
     ("public/feedback-comments.create",     "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("public/feedback-comments.list",       "1 2 2 2 4 2 2 4 e 1 1 1"),
     ("public/feedback-votes.create",        "1 1 1 1 1 2 2 4 e 1 1 1"),
@@ -140,6 +143,7 @@ const MATRIX: &[(&str, &str)] = &[
     ("stages.delete",                       "1 2 3 3 4 1 1 1 e 1 1 1"),
     ("public/stages.list",                  "1 2 2 2 4 2 2 4 e 1 1 1"),
     ("public/stages.info",                  "1 2 2 2 4 2 2 4 e 1 1 1"),
+    ("topics.create",                       "1 2 2 3 4 1 1 1 e 1 1 1"),
     ("topics.list",                         "1 2 2 2 2 1 1 1 e 1 1 1"),
     ("topics.update",                       "1 2 2 3 4 1 1 1 e 1 1 1"),
     ("topics.delete",                       "1 2 2 3 4 1 1 1 e 1 1 1"),
@@ -149,6 +153,9 @@ const MATRIX: &[(&str, &str)] = &[
     ("public/topics.unsubscribe",           "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("public/topic-comments.create",        "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("public/topic-comments.list",          "1 2 2 2 z 2 2 z e 1 1 1"),
+    ("topic-comments.list",                 "1 2 2 2 z 1 1 1 e 1 1 1"),
+    ("topic-comments.update",               "1 2 2 3 4 1 1 1 e 1 1 1"),
+    ("topic-comments.delete",               "1 2 2 3 4 1 1 1 e 1 1 1"),
     ("public/topic-votes.create",           "b b b b b 2 2 4 e b b b"),
     ("public/topic-votes.delete",           "b b b b b 2 2 4 e b b b"),
     ("public/topic-votes.info",             "1 2 2 2 4 2 2 4 e 1 1 1"),
@@ -239,6 +246,10 @@ struct World {
     stage: Value,
     /// Created by Ann.
     topic: Value,
+    /// Ann's comment on `ann_feedback`.
+    comment: Value,
+    /// Ann's comment on `topic`.
+    topic_comment: Value,
     tag: Value,
     /// Published.
     document: Value,
@@ -473,6 +484,8 @@ async fn seed(engine: Engine) -> Option<(TestApp, World, Receiver)> {
         roadmap,
         stage,
         topic,
+        comment,
+        topic_comment,
         tag,
         document,
         subscription,
@@ -531,6 +544,20 @@ async fn fresh_topic(app: &TestApp, w: &World, n: usize) -> Value {
     });
     let ann = w.token(SubscriberA);
     data(app, "public/topics.create", ann, body).await["id"].clone()
+}
+
+/// A comment of Ann's on her feedback item, made for one cell.
+async fn fresh_comment(app: &TestApp, w: &World, n: usize) -> Value {
+    let body = json!({"feedbackId": w.ann_feedback["id"], "text": format!("Doomed {n}")});
+    let ann = w.token(SubscriberA);
+    data(app, "public/feedback-comments.create", ann, body).await["id"].clone()
+}
+
+/// A comment of Ann's on her topic, made for one cell.
+async fn fresh_topic_comment(app: &TestApp, w: &World, n: usize) -> Value {
+    let body = json!({"id": w.topic["id"], "text": format!("Doomed {n}")});
+    let ann = w.token(SubscriberA);
+    data(app, "public/topic-comments.create", ann, body).await["id"].clone()
 }
 
 /// The request body of `op` for cell `n`: team A's shared objects, or a fresh one of its own
@@ -599,6 +626,11 @@ async fn body_for(app: &TestApp, w: &World, op: &str, n: usize) -> Value {
         "feedback-comments.create" | "public/feedback-comments.create" => {
             json!({"feedbackId": w.ann_feedback["id"], "text": format!("Comment {n}")})
         }
+        "feedback-comments.list" => json!({"feedbackId": w.ann_feedback["id"]}),
+        "feedback-comments.update" => {
+            json!({"id": w.comment["id"], "text": format!("Moderated {n}")})
+        }
+        "feedback-comments.delete" => json!({"id": fresh_comment(app, w, n).await}),
         "public/feedback-votes.create" => json!({"feedbackId": fresh_feedback(app, w, n).await}),
         "public/feedback-votes.delete" => {
             // A feedback item Ann voted on: her cell really removes a vote.
@@ -629,6 +661,11 @@ async fn body_for(app: &TestApp, w: &World, op: &str, n: usize) -> Value {
         }
         "public/stages.list" => json!({"roadmapId": w.roadmap["id"]}),
         "public/stages.info" => json!({"stageId": w.stage["id"]}),
+        "topics.create" => json!({
+            "title": format!("Team topic {n}"),
+            "roadmapId": w.roadmap["id"],
+            "stageId": w.stage["id"],
+        }),
         "topics.update" => json!({"id": w.topic["id"], "text": format!("Edited {n}")}),
         "topics.delete" => json!({"id": fresh_topic(app, w, n).await}),
         "public/topics.create" => json!({
@@ -646,6 +683,11 @@ async fn body_for(app: &TestApp, w: &World, op: &str, n: usize) -> Value {
         "public/topic-comments.create" => {
             json!({"id": w.topic["id"], "text": format!("Reply {n}")})
         }
+        "topic-comments.list" => json!({"id": w.topic["id"]}),
+        "topic-comments.update" => {
+            json!({"id": w.topic_comment["id"], "text": format!("Moderated {n}")})
+        }
+        "topic-comments.delete" => json!({"id": fresh_topic_comment(app, w, n).await}),
         "public/topic-votes.create" => json!({"id": fresh_topic(app, w, n).await}),
         "public/topic-votes.delete" => {
             let id = fresh_topic(app, w, n).await;
@@ -924,6 +966,7 @@ async fn team_b_lists_show_none_of_team_a(engine: Engine) {
             json!({}),
             &b_comment["id"],
         ),
+        ("topic-comments.list", b_key, json!({}), &b_comment["id"]),
         ("tags.list", b_key, json!({}), &b_tag["id"]),
         ("documents.list", b_key, json!({}), &b_document["id"]),
         ("public/documents.list", b_key, json!({}), &b_document["id"]),

@@ -1,5 +1,6 @@
 //! Comments on feedback (`public/feedback-comments.create|list`, team
-//! `feedback-comments.create`), following an item (`public/feedbacks.subscribe|unsubscribe`),
+//! `feedback-comments.create`, the team's moderation `feedback-comments.list|update|delete`),
+//! following an item (`public/feedbacks.subscribe|unsubscribe`),
 //! what deleting an item takes with it, its board's count, and what another team sees of it
 //! (interface §2, §4; decisions §4, §5, §6).
 
@@ -18,6 +19,9 @@ engine_tests!(
     board_counts_feedback_and_refuses_to_delete_while_not_empty,
     creators_and_commenters_follow_and_subscribe_toggles,
     another_teams_feedback_is_invisible,
+    the_team_lists_the_comments_of_any_of_its_items,
+    the_team_edits_a_comment_and_updated_at_moves_only_on_a_change,
+    the_team_deletes_a_comment_and_its_count_follows_silently,
 );
 
 async fn comment(app: &TestApp, token: &str, body: Value) -> Reply {
@@ -589,4 +593,290 @@ async fn board_counts_feedback_and_refuses_to_delete_while_not_empty(app: TestAp
         .team("feedback-boards.delete", json!({"id": board["id"]}))
         .await;
     assert_eq!(deleted.status, 200, "{}", deleted.body);
+}
+
+/// Sorts a little later than anything written before it (timestamps keep milliseconds).
+async fn tick() {
+    tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+}
+
+async fn the_team_lists_the_comments_of_any_of_its_items(app: TestApp) {
+    // Held for moderation: invisible to public reads, not to the team's.
+    app.team("teams.update", json!({"publicBoardModeration": true}))
+        .await
+        .ok();
+    let (_, ann) = app.identify("ann@example.com").await;
+    let held = app.public_feedback(&ann, json!({"title": "Held"})).await;
+    assert_eq!(held["publishedAt"], Value::Null);
+    for (text, kind) in [
+        ("first", "public"),
+        ("second", "private"),
+        ("third", "public"),
+    ] {
+        app.team(
+            "feedback-comments.create",
+            json!({"feedbackId": held["id"], "text": text, "type": kind}),
+        )
+        .await
+        .ok();
+        tick().await;
+    }
+    comments(&app, &app.key, json!({"feedbackId": held["id"]}))
+        .await
+        .assert_error(404, "Feedback not found");
+    let all = app
+        .team("feedback-comments.list", json!({"feedbackId": held["id"]}))
+        .await;
+    assert_eq!(all.each("text"), ["first", "second", "third"]);
+    assert_eq!(all.total(), 3);
+    assert_eq!(all.ok()[1]["isPrivate"], true);
+    // The public list's paging and order.
+    let page = app
+        .team(
+            "feedback-comments.list",
+            json!({"feedbackId": held["id"], "direction": "DESC", "limit": 1, "offset": 1}),
+        )
+        .await;
+    assert_eq!(page.each("text"), ["second"]);
+    assert_eq!(
+        page.body["pagination"],
+        json!({"total": 3, "limit": 1, "offset": 1})
+    );
+    // A read-only key may list; what is not the team's is not found.
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Member, true)
+        .await;
+    let listed = app
+        .call(
+            "feedback-comments.list",
+            Some(&read_only),
+            json!({"feedbackId": held["id"]}),
+        )
+        .await;
+    assert_eq!(listed.total(), 3);
+    let (_, other) = app.other_team("elsewhere").await;
+    app.call(
+        "feedback-comments.list",
+        Some(&other),
+        json!({"feedbackId": held["id"]}),
+    )
+    .await
+    .assert_error(404, "Feedback not found");
+    app.team(
+        "feedback-comments.list",
+        json!({"feedbackId": uuid::Uuid::now_v7()}),
+    )
+    .await
+    .assert_error(404, "Feedback not found");
+    app.team("feedback-comments.list", json!({}))
+        .await
+        .assert_error(400, "feedbackId is required");
+    app.call(
+        "feedback-comments.list",
+        Some(&ann),
+        json!({"feedbackId": held["id"]}),
+    )
+    .await
+    .assert_error(401, "Authentication required");
+}
+
+async fn the_team_edits_a_comment_and_updated_at_moves_only_on_a_change(app: TestApp) {
+    let f = app.feedback(json!({"title": "Heated"})).await;
+    let (_, ann) = app.identify("ann@example.com").await;
+    let c = comment(
+        &app,
+        &ann,
+        json!({"feedbackId": f["id"], "text": "Rude words"}),
+    )
+    .await
+    .ok()
+    .clone();
+    let events = app.events().await.len();
+    tick().await;
+
+    let edited = app
+        .team(
+            "feedback-comments.update",
+            json!({"id": c["id"], "text": " Kind words ", "isPrivate": true}),
+        )
+        .await
+        .ok()
+        .clone();
+    assert_eq!(edited["text"], "Kind words");
+    assert_eq!(edited["isPrivate"], true);
+    assert_eq!(
+        (&edited["id"], &edited["subscriber"], &edited["createdAt"]),
+        (&c["id"], &c["subscriber"], &c["createdAt"])
+    );
+    assert_ne!(edited["updatedAt"], c["updatedAt"]);
+    tick().await;
+    // The same again changes nothing, not even updatedAt.
+    let again = app
+        .team(
+            "feedback-comments.update",
+            json!({"id": c["id"], "text": "Kind words"}),
+        )
+        .await
+        .ok()
+        .clone();
+    assert_eq!(again, edited);
+    // Private now: the team sees it, the author no longer does.
+    let team_list = app
+        .team("feedback-comments.list", json!({"feedbackId": f["id"]}))
+        .await;
+    assert_eq!(team_list.ok(), &json!([edited]));
+    assert_eq!(
+        comments(&app, &ann, json!({"feedbackId": f["id"]}))
+            .await
+            .total(),
+        0
+    );
+
+    // Refusals change nothing.
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Owner, true)
+        .await;
+    let (_, other) = app.other_team("elsewhere").await;
+    let body = json!({"id": c["id"], "text": "Hijacked"});
+    app.call("feedback-comments.update", Some(&read_only), body.clone())
+        .await
+        .assert_error(403, "This API key is read-only");
+    app.call("feedback-comments.update", Some(&other), body.clone())
+        .await
+        .assert_error(404, "Comment not found");
+    app.call("feedback-comments.update", Some(&ann), body)
+        .await
+        .assert_error(401, "Authentication required");
+    for (body, status, message) in [
+        (json!({"id": c["id"]}), 400, "text is required"),
+        (
+            json!({"id": c["id"], "text": "  "}),
+            400,
+            "text is required",
+        ),
+        (
+            json!({"id": c["id"], "text": "x".repeat(10_001)}),
+            400,
+            "text must be at most 10000 characters",
+        ),
+        (json!({"text": "who"}), 400, "id is required"),
+        (
+            json!({"id": "nope", "text": "who"}),
+            400,
+            "id must be a UUID",
+        ),
+        (
+            json!({"id": uuid::Uuid::now_v7(), "text": "who"}),
+            404,
+            "Comment not found",
+        ),
+        // A feedback item's id is not a comment's.
+        (
+            json!({"id": f["id"], "text": "who"}),
+            404,
+            "Comment not found",
+        ),
+    ] {
+        app.team("feedback-comments.update", body)
+            .await
+            .assert_error(status, message);
+    }
+    let listed = app
+        .team("feedback-comments.list", json!({"feedbackId": f["id"]}))
+        .await;
+    assert_eq!(listed.ok(), &json!([edited]));
+    assert_eq!(app.events().await.len(), events, "an edit emits no event");
+}
+
+async fn the_team_deletes_a_comment_and_its_count_follows_silently(app: TestApp) {
+    let (_, bob) = app.identify("bob@example.com").await;
+    let f = app
+        .public_feedback(&bob, json!({"title": "Bob's idea"}))
+        .await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    let spam = comment(
+        &app,
+        &ann_token,
+        json!({"feedbackId": f["id"], "text": "Buy cheap watches"}),
+    )
+    .await
+    .ok()
+    .clone();
+    let kept = comment(&app, &bob, json!({"feedbackId": f["id"], "text": "Thanks"}))
+        .await
+        .ok()
+        .clone();
+    assert_eq!(info(&app, &f).await["feedbackCommentsCount"], 2);
+    let notifications = |token: String| {
+        let app = &app;
+        async move {
+            app.call("public/notifications.list", Some(&token), json!({}))
+                .await
+                .total()
+        }
+    };
+    let (ann_before, bob_before) = (
+        notifications(ann_token.clone()).await,
+        notifications(bob.clone()).await,
+    );
+
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Owner, true)
+        .await;
+    let (_, other) = app.other_team("elsewhere").await;
+    let events = app.events().await.len();
+    app.call(
+        "feedback-comments.delete",
+        Some(&read_only),
+        json!({"id": spam["id"]}),
+    )
+    .await
+    .assert_error(403, "This API key is read-only");
+    app.call(
+        "feedback-comments.delete",
+        Some(&other),
+        json!({"id": spam["id"]}),
+    )
+    .await
+    .assert_error(404, "Comment not found");
+    app.team("feedback-comments.delete", json!({}))
+        .await
+        .assert_error(400, "id is required");
+    assert_eq!(app.events().await.len(), events);
+    assert_eq!(info(&app, &f).await["feedbackCommentsCount"], 2);
+
+    let reply = app
+        .team("feedback-comments.delete", json!({"id": spam["id"]}))
+        .await;
+    reply.assert_body(200, json!({"success": true, "id": spam["id"]}));
+    assert_eq!(info(&app, &f).await["feedbackCommentsCount"], 1);
+    let listed = app
+        .team("feedback-comments.list", json!({"feedbackId": f["id"]}))
+        .await;
+    assert_eq!(listed.ok(), &json!([kept]));
+    assert_eq!(listed.total(), 1);
+    // One event, with the comment as it was; nobody is notified.
+    assert_eq!(app.events().await.len(), events + 1);
+    let deleted = app.events_of("feedback-comments.delete").await;
+    assert_eq!(deleted.len(), 1);
+    let event = &deleted[0];
+    assert_eq!(event["commentId"], spam["id"]);
+    assert_eq!(event["feedbackId"], f["id"]);
+    assert_eq!(event["subscriberId"], ann["id"]);
+    assert_eq!(event["data"], spam);
+    assert_eq!(notifications(ann_token).await, ann_before);
+    assert_eq!(notifications(bob).await, bob_before);
+
+    // Gone: a second delete, or an edit, finds nothing and changes nothing.
+    app.team("feedback-comments.delete", json!({"id": spam["id"]}))
+        .await
+        .assert_error(404, "Comment not found");
+    app.team(
+        "feedback-comments.update",
+        json!({"id": spam["id"], "text": "back"}),
+    )
+    .await
+    .assert_error(404, "Comment not found");
+    assert_eq!(app.events().await.len(), events + 1);
+    assert_eq!(info(&app, &f).await["feedbackCommentsCount"], 1);
 }

@@ -1,5 +1,6 @@
-//! Comments and votes on topics: `public/topic-comments.create|list` and
-//! `public/topic-votes.create|delete|info`, and the topic counts they keep (interface §2 Topic
+//! Comments and votes on topics: `public/topic-comments.create|list`, the team's moderation
+//! `topic-comments.list|update|delete`, `public/topic-votes.create|delete|info`, and the topic
+//! counts they keep (interface §2 Topic
 //! comment, Topic vote, §4, §6, §7; decisions §4, §6, §7).
 
 use std::collections::BTreeSet;
@@ -24,6 +25,9 @@ engine_tests!(
     a_repeated_vote_is_a_duplicate_and_changes_nothing,
     voting_needs_a_subscriber_token,
     deleting_a_vote_is_idempotent_and_info_is_personal,
+    the_team_lists_threads_of_every_topic_it_has,
+    the_team_edits_a_comments_text,
+    deleting_a_comment_with_replies_leaves_a_tombstone_until_they_go,
 );
 
 fn names(list: &str) -> BTreeSet<&str> {
@@ -475,4 +479,208 @@ async fn deleting_a_vote_is_idempotent_and_info_is_personal(app: TestApp) {
         true
     );
     assert_eq!(app.events_of("topic-votes.create").await.len(), 3);
+}
+
+async fn team_list(app: &TestApp, body: Value) -> Reply {
+    app.team("topic-comments.list", body).await
+}
+
+async fn the_team_lists_threads_of_every_topic_it_has(app: TestApp) {
+    let (stage, topic, author) = setup(&app).await;
+    let roadmap = json!({"id": stage["roadmapId"]});
+    let secret = json!({"name": "Secret", "meta": {"isPrivate": true}});
+    let secret = app.stage(&roadmap, secret).await;
+    // The team's topic on a private stage, and one held for moderation.
+    let body = json!({"title": "Internal", "stageId": secret["id"]});
+    let internal = app.team_data("topics.create", body).await;
+    let (_, owner) = app.identify(OWNER_EMAIL).await;
+    let note = say(&app, &owner, &internal, &Value::Null, "internal note").await;
+    let open = say(&app, &author, &topic, &Value::Null, "open remark").await;
+    let body = json!({"id": topic["id"], "publish": false});
+    app.team("topics.update", body).await.ok();
+
+    // The public list shows neither to a subscriber; the team's shows both, with their topics.
+    assert_eq!(list(&app, &author, json!({})).await.total(), 0);
+    let all = team_list(&app, json!({"direction": "ASC"})).await;
+    assert_eq!(all.each("text"), ["internal note", "open remark"]);
+    assert_eq!(all.ok()[0]["topic"]["id"], internal["id"]);
+    let one = team_list(&app, json!({"id": topic["id"]})).await;
+    assert_eq!(one.ok(), &json!([thread(&open, &[])]));
+    let one = team_list(&app, json!({"id": internal["id"]})).await;
+    assert_eq!(one.ok(), &json!([thread(&note, &[])]));
+    // A read-only key may list; another team's key sees nothing of this team's.
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Member, true)
+        .await;
+    let reply = app
+        .call("topic-comments.list", Some(&read_only), json!({}))
+        .await;
+    assert_eq!(reply.total(), 2);
+    let (_, other) = app.other_team("elsewhere").await;
+    for body in [json!({}), json!({"id": topic["id"]})] {
+        let reply = app.call("topic-comments.list", Some(&other), body).await;
+        assert_eq!(reply.ok(), &json!([]));
+    }
+    team_list(&app, json!({"id": "nope"}))
+        .await
+        .assert_error(400, "id must be a UUID");
+    app.call("topic-comments.list", Some(&author), json!({}))
+        .await
+        .assert_error(401, "Authentication required");
+}
+
+async fn the_team_edits_a_comments_text(app: TestApp) {
+    let (_, topic, author) = setup(&app).await;
+    let c = say(&app, &author, &topic, &Value::Null, "Rude words").await;
+    let events = app.events().await.len();
+    tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+    let body = json!({"id": c["id"], "text": " Kind words "});
+    let edited = app.team_data("topic-comments.update", body).await;
+    let mut expected = c.clone();
+    expected["text"] = json!("Kind words");
+    expected["updatedAt"] = edited["updatedAt"].clone();
+    assert_eq!(edited, expected);
+    assert_ne!(edited["updatedAt"], c["updatedAt"]);
+    // The same text again changes nothing, not even updatedAt.
+    let body = json!({"id": c["id"], "text": "Kind words"});
+    assert_eq!(app.team_data("topic-comments.update", body).await, edited);
+    let listed = team_list(&app, json!({"id": topic["id"]})).await;
+    assert_eq!(listed.ok(), &json!([thread(&edited, &[])]));
+
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Owner, true)
+        .await;
+    let (_, other) = app.other_team("elsewhere").await;
+    let body = json!({"id": c["id"], "text": "Hijacked"});
+    app.call("topic-comments.update", Some(&read_only), body.clone())
+        .await
+        .assert_error(403, "This API key is read-only");
+    app.call("topic-comments.update", Some(&other), body.clone())
+        .await
+        .assert_error(404, "Comment not found");
+    app.call("topic-comments.update", Some(&author), body)
+        .await
+        .assert_error(401, "Authentication required");
+    for (body, status, message) in [
+        (json!({"id": c["id"]}), 400, "text is required"),
+        (
+            json!({"id": c["id"], "text": "x".repeat(10_001)}),
+            400,
+            "text must be at most 10000 characters",
+        ),
+        (json!({"text": "who"}), 400, "id is required"),
+        (
+            json!({"id": topic["id"], "text": "who"}),
+            404,
+            "Comment not found",
+        ),
+    ] {
+        app.team("topic-comments.update", body)
+            .await
+            .assert_error(status, message);
+    }
+    let listed = team_list(&app, json!({"id": topic["id"]})).await;
+    assert_eq!(listed.ok(), &json!([thread(&edited, &[])]));
+    assert_eq!(app.events().await.len(), events, "an edit emits no event");
+}
+
+async fn deleting_a_comment_with_replies_leaves_a_tombstone_until_they_go(app: TestApp) {
+    let (_, topic, author) = setup(&app).await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    let root = say(&app, &ann_token, &topic, &Value::Null, "Spam root").await;
+    let answer = say(&app, &author, &topic, &root, "An answer").await;
+    let deeper = say(&app, &ann_token, &topic, &answer, "Deeper").await;
+    let lone = say(&app, &author, &topic, &Value::Null, "Lone").await;
+    assert_eq!(topic_info(&app, &topic).await["commentCount"], 4);
+    let notifications = app
+        .call("public/notifications.list", Some(&ann_token), json!({}))
+        .await
+        .total();
+    let events = app.events().await.len();
+
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Owner, true)
+        .await;
+    let (_, other) = app.other_team("elsewhere").await;
+    app.call(
+        "topic-comments.delete",
+        Some(&read_only),
+        json!({"id": root["id"]}),
+    )
+    .await
+    .assert_error(403, "This API key is read-only");
+    app.call(
+        "topic-comments.delete",
+        Some(&other),
+        json!({"id": root["id"]}),
+    )
+    .await
+    .assert_error(404, "Comment not found");
+    assert_eq!(app.events().await.len(), events);
+
+    // Answered: it stays as a tombstone, its text erased, and is no longer counted.
+    let reply = app
+        .team("topic-comments.delete", json!({"id": root["id"]}))
+        .await;
+    reply.assert_body(200, json!({"success": true, "id": root["id"]}));
+    assert_eq!(topic_info(&app, &topic).await["commentCount"], 3);
+    let listed = team_list(&app, json!({"id": topic["id"], "direction": "ASC"})).await;
+    let tombstone = &listed.ok()[0];
+    assert_eq!(tombstone["id"], root["id"]);
+    assert_eq!(tombstone["text"], "[deleted]");
+    assert_timestamp(&tombstone["deletedAt"]);
+    assert_eq!(tombstone["replies"], json!([answer, deeper]));
+    // The public list shows the same thread.
+    let public = list(
+        &app,
+        &author,
+        json!({"id": topic["id"], "direction": "ASC"}),
+    )
+    .await;
+    assert_eq!(public.ok(), listed.ok());
+    // One event with the comment as it was; its author is not notified.
+    let deleted = app.events_of("topic-comments.delete").await;
+    assert_eq!(deleted.len(), 1);
+    let keys = "commentId data event occurredAt subscriberId teamId topicId";
+    assert_eq!(field_names(&deleted[0]), names(keys));
+    assert_eq!(
+        (&deleted[0]["commentId"], &deleted[0]["topicId"]),
+        (&root["id"], &topic["id"])
+    );
+    assert_eq!(deleted[0]["subscriberId"], ann["id"]);
+    assert_eq!(deleted[0]["data"], root);
+    assert_eq!(app.events().await.len(), events + 1);
+    let after = app
+        .call("public/notifications.list", Some(&ann_token), json!({}))
+        .await
+        .total();
+    assert_eq!(after, notifications);
+
+    // A tombstone is gone: not deleted or edited again, not answered.
+    app.team("topic-comments.delete", json!({"id": root["id"]}))
+        .await
+        .assert_error(404, "Comment not found");
+    let body = json!({"id": root["id"], "text": "back"});
+    app.team("topic-comments.update", body)
+        .await
+        .assert_error(404, "Comment not found");
+    let body = json!({"id": topic["id"], "text": "to nobody", "parentId": root["id"]});
+    comment(&app, &author, body)
+        .await
+        .assert_error(400, "parentId must be a comment of the same topic");
+    assert_eq!(app.events().await.len(), events + 1);
+    assert_eq!(topic_info(&app, &topic).await["commentCount"], 3);
+
+    // Without replies a comment goes; the tombstone goes with the last reply below it.
+    for (gone, count) in [(&deeper, 2), (&answer, 1)] {
+        let reply = app
+            .team("topic-comments.delete", json!({"id": gone["id"]}))
+            .await;
+        reply.assert_body(200, json!({"success": true, "id": gone["id"]}));
+        assert_eq!(topic_info(&app, &topic).await["commentCount"], count);
+    }
+    let listed = team_list(&app, json!({"id": topic["id"]})).await;
+    assert_eq!(listed.ok(), &json!([thread(&lone, &[])]));
+    assert_eq!(listed.total(), 1);
+    assert_eq!(app.events_of("topic-comments.delete").await.len(), 3);
 }

@@ -1,5 +1,5 @@
 //! Topics: `public/topics.create|info|subscribe|unsubscribe` and the team's
-//! `topics.list|update|delete` (interface §2 Topic, §3, §4, §7, §8; decisions §2, §3, §4, §6).
+//! `topics.create|list|update|delete` (interface §2 Topic, §3, §4, §7, §8; decisions §2, §3, §4, §6).
 
 use std::{collections::BTreeSet, sync::Arc};
 
@@ -24,6 +24,8 @@ engine_tests!(
     the_team_list_sees_every_topic_and_filters_sorts_and_pages,
     topics_update_changes_given_fields_and_delete_removes,
     creators_follow_and_subscribe_toggles,
+    the_team_creates_topics_on_any_stage_published_at_once,
+    team_topic_creation_checks_its_input_and_failures_leave_nothing,
 );
 
 /// Every field of a topic object.
@@ -596,4 +598,133 @@ async fn visits_count_once_per_viewer_per_two_minutes_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn visits_count_once_per_viewer_per_two_minutes_postgres() {
     visits_count_once_per_viewer_per_two_minutes(Engine::Postgres).await;
+}
+
+async fn the_team_creates_topics_on_any_stage_published_at_once(app: TestApp) {
+    let (roadmap, ideas, secret) = setup(&app).await;
+    // Moderation holds public topics, not the team's own.
+    let body = json!({"publicBoardModeration": true});
+    app.team("teams.update", body).await.ok();
+    let body = json!({
+        "title": "Single sign-on",
+        "roadmapId": roadmap["id"],
+        "stageId": secret["id"],
+        "text": "SAML first.",
+        "meta": {"projectId": "p1", "secret": true},
+    });
+    let t = app.team_data("topics.create", body).await;
+    assert_eq!(field_names(&t), names(FIELDS), "{t}");
+    assert_eq!(t["title"], "Single sign-on");
+    assert_eq!(t["description"], "Single sign-on");
+    assert_eq!(t["text"], "SAML first.");
+    assert_eq!(t["meta"], json!({"projectId": "p1"}));
+    let stage = json!({"id": secret["id"], "name": "Secret", "order": 2});
+    assert_eq!((&t["stage"], &t["roadmapId"]), (&stage, &roadmap["id"]));
+    assert_timestamp(&t["publishedAt"]);
+    assert_eq!(
+        (&t["voteCount"], &t["commentCount"]),
+        (&json!(0), &json!(0))
+    );
+    // The creator is the key's user, as a subscriber, and follows the topic.
+    let (owner, owner_token) = app.identify(OWNER_EMAIL).await;
+    assert_eq!(t["subscriberId"], owner["id"]);
+    assert_eq!(
+        app.topic_followers(&t["id"]).await,
+        [owner["id"].as_str().unwrap().to_owned()]
+    );
+    // Published: a team member reads it at once; the stage keeps it from anyone else.
+    let mut seen = t.clone();
+    seen["visits"] = json!(1);
+    assert_eq!(info(&app, &owner_token, &t["id"]).await.ok(), &seen);
+    let (_, visitor) = app.identify("visitor@example.com").await;
+    assert_eq!(info(&app, &visitor, &t["id"]).await.ok(), &Value::Null);
+    // Without a roadmap: the stage's own; on a public stage, public at once.
+    let body = json!({"title": "Dark mode", "stageId": ideas["id"]});
+    let u = app.team_data("topics.create", body).await;
+    assert_eq!(u["roadmapId"], roadmap["id"]);
+    assert_eq!(info(&app, &visitor, &u["id"]).await.ok()["id"], u["id"]);
+    // Announced like any new topic.
+    let created = app.events_of("topics.create").await;
+    assert_eq!(created.len(), 2);
+    assert_eq!(created[0]["topicId"], t["id"]);
+    assert_eq!(created[0]["data"], t);
+    // Listed by the team.
+    let listed = app
+        .team("topics.list", json!({"stageId": secret["id"]}))
+        .await;
+    assert_eq!(listed.ok(), &json!([seen]));
+}
+
+async fn team_topic_creation_checks_its_input_and_failures_leave_nothing(app: TestApp) {
+    let (roadmap, ideas, _) = setup(&app).await;
+    let other_roadmap = app.roadmap("Other").await;
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Owner, true)
+        .await;
+    let (_, other_key) = app.other_team("elsewhere").await;
+    let (_, subscriber) = app.identify("someone@example.com").await;
+    let events = app.events().await.len();
+    let on = |changes: Value| {
+        let mut body = json!({"title": "Fine", "roadmapId": roadmap["id"], "stageId": ideas["id"]});
+        for (k, v) in changes.as_object().unwrap() {
+            if v.is_null() {
+                body.as_object_mut().unwrap().remove(k);
+            } else {
+                body[k] = v.clone();
+            }
+        }
+        body
+    };
+    for (body, status, message) in [
+        (on(json!({"title": null})), 400, "title is required"),
+        (on(json!({"title": "   "})), 400, "title is required"),
+        (
+            on(json!({"title": "x".repeat(256)})),
+            400,
+            "title must be at most 255 characters",
+        ),
+        (on(json!({"stageId": null})), 400, "stageId is required"),
+        (on(json!({"stageId": "x"})), 400, "stageId must be a UUID"),
+        (
+            on(json!({"roadmapId": "x"})),
+            400,
+            "roadmapId must be a UUID",
+        ),
+        (
+            on(json!({"stageId": uuid::Uuid::now_v7()})),
+            404,
+            "Stage not found",
+        ),
+        (
+            on(json!({"roadmapId": uuid::Uuid::now_v7()})),
+            404,
+            "Roadmap not found",
+        ),
+        // The stage must be on the roadmap named.
+        (
+            on(json!({"roadmapId": other_roadmap["id"]})),
+            404,
+            "Stage not found",
+        ),
+    ] {
+        app.team("topics.create", body)
+            .await
+            .assert_error(status, message);
+    }
+    app.call("topics.create", Some(&read_only), on(json!({})))
+        .await
+        .assert_error(403, "This API key is read-only");
+    app.call(
+        "topics.create",
+        Some(&other_key),
+        on(json!({"roadmapId": null})),
+    )
+    .await
+    .assert_error(404, "Stage not found");
+    app.call("topics.create", Some(&subscriber), on(json!({})))
+        .await
+        .assert_error(401, "Authentication required");
+    assert_eq!(app.events().await.len(), events);
+    let listed = app.team("topics.list", json!({})).await;
+    assert_eq!(listed.total(), 0);
 }

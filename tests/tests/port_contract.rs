@@ -2,7 +2,8 @@
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
 //! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
 //! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts,
-//! `access.rs` for team administration, `edits.rs` for atomic edits of stored rows) run against every adapter — the
+//! `access.rs` for team administration, `edits.rs` for atomic edits of stored rows,
+//! `moderation.rs` for the team's edits and removals of comments) run against every adapter — the
 //! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
 //! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
@@ -15,6 +16,8 @@ mod documents;
 mod edits;
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
+#[path = "port_contract/moderation.rs"]
+mod moderation;
 #[path = "port_contract/notifications.rs"]
 mod notifications;
 #[path = "port_contract/roadmaps.rs"]
@@ -212,6 +215,10 @@ port_contract!(
         merging_moves_votes_once_comments_and_follows_and_recounts,
         merge_refuses_missing_or_archived_items_and_writes_nothing,
         counts_are_per_status_with_archived_apart,
+    ],
+    moderation: [
+        feedback_comments_are_edited_and_removed_with_their_count,
+        topic_comments_become_tombstones_while_answered,
     ],
     access: [
         users_are_added_once_and_the_last_owner_stays,

@@ -393,6 +393,11 @@ pub struct TopicCommentJson {
     pub updated_at: Timestamp,
     /// `{id, name, email}`; null when the subscriber was deleted.
     pub subscriber: Option<CommentAuthor>,
+    /// Only on a tombstone: when the team deleted the comment, which replies still answer
+    /// (its text is then `[deleted]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub deleted_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<TopicSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -419,6 +424,7 @@ impl From<TopicCommentView> for TopicCommentJson {
             created_at: c.created_at,
             updated_at: c.updated_at,
             subscriber: view.author.map(CommentAuthor::from),
+            deleted_at: c.deleted_at,
             topic: None,
             replies: None,
         }

@@ -14,6 +14,10 @@ use crate::{error::DomainResult, event::NewEvent, DomainError, Entity};
 /// (nothing is written).
 pub type Edit<T> = Box<dyn FnOnce(&mut T) -> DomainResult<Vec<NewEvent>> + Send>;
 
+/// What removing a stored row announces: the events, built from the row as the store read
+/// it inside the transaction that removes it (so they describe what was really removed).
+pub type RemovalEvents<T> = Box<dyn FnOnce(&T) -> Vec<NewEvent> + Send>;
+
 /// What a store did with an [`Edit`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Edited<T> {

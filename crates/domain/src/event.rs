@@ -19,14 +19,16 @@ pub enum EventKind {
     FeedbacksUpdate,
     FeedbacksDelete,
     FeedbackCommentsCreate,
+    FeedbackCommentsDelete,
     TopicsCreate,
     TopicsUpdate,
     TopicCommentsCreate,
+    TopicCommentsDelete,
     TopicVotesCreate,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 11] = [
+    pub const ALL: [EventKind; 13] = [
         EventKind::NewFeedback,
         EventKind::NewFeedbackVote,
         EventKind::FeedbackStatusChange,
@@ -34,9 +36,11 @@ impl EventKind {
         EventKind::FeedbacksUpdate,
         EventKind::FeedbacksDelete,
         EventKind::FeedbackCommentsCreate,
+        EventKind::FeedbackCommentsDelete,
         EventKind::TopicsCreate,
         EventKind::TopicsUpdate,
         EventKind::TopicCommentsCreate,
+        EventKind::TopicCommentsDelete,
         EventKind::TopicVotesCreate,
     ];
 
@@ -49,9 +53,11 @@ impl EventKind {
             EventKind::FeedbacksUpdate => "feedbacks.update",
             EventKind::FeedbacksDelete => "feedbacks.delete",
             EventKind::FeedbackCommentsCreate => "feedback-comments.create",
+            EventKind::FeedbackCommentsDelete => "feedback-comments.delete",
             EventKind::TopicsCreate => "topics.create",
             EventKind::TopicsUpdate => "topics.update",
             EventKind::TopicCommentsCreate => "topic-comments.create",
+            EventKind::TopicCommentsDelete => "topic-comments.delete",
             EventKind::TopicVotesCreate => "topic-votes.create",
         }
     }

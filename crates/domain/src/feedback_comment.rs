@@ -81,10 +81,77 @@ pub fn comment_text(raw: Option<&str>) -> DomainResult<String> {
     text::required("text", raw, text::COMMENT_MAX)
 }
 
+/// A validated team `feedback-comments.update`: new text, and the privacy when given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentPatch {
+    pub text: String,
+    pub is_private: Option<bool>,
+}
+
+impl CommentPatch {
+    pub fn new(text: Option<&str>, is_private: Option<bool>) -> DomainResult<Self> {
+        Ok(Self {
+            text: comment_text(text)?,
+            is_private,
+        })
+    }
+
+    /// `updatedAt` moves only when the text or the privacy really changes.
+    pub fn apply(self, comment: &mut FeedbackComment, now: Timestamp) {
+        let before = comment.clone();
+        comment.text = self.text;
+        if let Some(is_private) = self.is_private {
+            comment.is_private = is_private;
+        }
+        if *comment != before {
+            comment.updated_at = now;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::DomainError;
+
+    #[test]
+    fn a_patch_moves_updated_at_only_on_a_real_change() {
+        let at = |s| Timestamp::from_unix_seconds(s).unwrap();
+        let mut comment = FeedbackComment {
+            id: FeedbackCommentId::new(),
+            team_id: TeamId::new(),
+            feedback_id: FeedbackId::new(),
+            subscriber_id: SubscriberId::new(),
+            text: "Spam".into(),
+            is_private: false,
+            created_at: at(1),
+            updated_at: at(1),
+        };
+        CommentPatch::new(Some(" Spam "), Some(false))
+            .unwrap()
+            .apply(&mut comment, at(2));
+        assert_eq!(
+            comment.updated_at,
+            at(1),
+            "same text and privacy: unchanged"
+        );
+        CommentPatch::new(Some("Spam"), Some(true))
+            .unwrap()
+            .apply(&mut comment, at(3));
+        assert_eq!((comment.is_private, comment.updated_at), (true, at(3)));
+        CommentPatch::new(Some("[removed]"), None)
+            .unwrap()
+            .apply(&mut comment, at(4));
+        assert_eq!(
+            (
+                comment.text.as_str(),
+                comment.is_private,
+                comment.updated_at
+            ),
+            ("[removed]", true, at(4))
+        );
+        assert!(CommentPatch::new(None, Some(true)).is_err());
+    }
 
     #[test]
     fn comment_text_is_bounded_and_required() {

@@ -14,14 +14,14 @@ use crate::{
     access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
-    edit::{Edit, Edited},
+    edit::{Edit, Edited, RemovalEvents},
     event::{NewEvent, StoredEvent},
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentView, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{
-        ApiKeyId, BoardId, FeedbackId, RoadmapId, StageId, SubscriberId, TagId, TeamId,
-        TopicCommentId, TopicId, UserId,
+        ApiKeyId, BoardId, FeedbackCommentId, FeedbackId, RoadmapId, StageId, SubscriberId, TagId,
+        TeamId, TopicCommentId, TopicId, UserId,
     },
     page::Paged,
     roadmap::Roadmap,
@@ -32,7 +32,7 @@ use crate::{
     timestamp::Timestamp,
     token::{SubscriberClaims, TokenError},
     topic::{Topic, TopicQuery, TopicView},
-    topic_comment::{CommentThread, ThreadQuery, TopicComment},
+    topic_comment::{CommentThread, ThreadQuery, TopicComment, TopicCommentView},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
 
@@ -318,6 +318,23 @@ pub trait FeedbackStore: Send + Sync {
         feedback: FeedbackId,
         query: &CommentQuery,
     ) -> StoreResult<Paged<CommentView>>;
+    /// Runs `edit` on the team's comment as stored, atomically (see `crate::edit`): its text,
+    /// privacy and `updated_at`. The view's author is read, never written.
+    async fn edit_feedback_comment(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+        edit: Edit<CommentView>,
+    ) -> StoreResult<Edited<CommentView>>;
+    /// Removes the team's comment and takes it off its item's comment count, with the events
+    /// `events` builds from the comment as read in the same transaction. The comment as it
+    /// was, or `None` (nothing written) when there was none.
+    async fn delete_feedback_comment(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+        events: RemovalEvents<CommentView>,
+    ) -> StoreResult<Option<CommentView>>;
 
     /// Starts (from `at`; an existing follow keeps its start) or stops the subscriber
     /// following the item; idempotent. `false` when the item is gone.
@@ -391,7 +408,8 @@ pub trait RoadmapStore: Send + Sync {
 }
 
 /// Topics with their threaded comments, votes, followers and visits. Writes take their events
-/// and append them in the same transaction; vote and comment counts stay equal to the rows.
+/// and append them in the same transaction; vote and comment counts stay equal to the rows
+/// (comments: the rows that are not tombstones).
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait TopicStore: Send + Sync {
@@ -458,7 +476,8 @@ pub trait TopicStore: Send + Sync {
     ) -> StoreResult<Option<TopicVoteState>>;
 
     /// Inserts the comment (its `root_id` set by the use case), counts it, and makes the author
-    /// a follower. `false` (nothing written) when the topic is gone.
+    /// a follower. `false` (nothing written) when the topic is gone, or when the comment
+    /// answers one that is gone or deleted (checked in the same transaction).
     async fn insert_topic_comment(
         &self,
         comment: &TopicComment,
@@ -469,6 +488,33 @@ pub trait TopicStore: Send + Sync {
         team: TeamId,
         id: TopicCommentId,
     ) -> StoreResult<Option<TopicComment>>;
+    /// The comment with its author and topic, tombstones included.
+    async fn topic_comment_view(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+    ) -> StoreResult<Option<TopicCommentView>>;
+    /// Runs `edit` on the team's comment as stored, atomically (see `crate::edit`): its text,
+    /// `updated_at` and `deleted_at`. The view's author and topic are read, never written.
+    async fn edit_topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+        edit: Edit<TopicCommentView>,
+    ) -> StoreResult<Edited<TopicCommentView>>;
+    /// Deletes the team's comment (not a tombstone) in one transaction, as
+    /// `TopicComment::removal` says: removed when no comment answers it — and then each
+    /// tombstone above it that is left without replies goes too — else made a tombstone
+    /// (`TopicComment::tombstone`). Either way the topic's comment count drops by one, and the
+    /// events `events` builds from the comment as read are appended. The comment as it was,
+    /// or `None` (nothing written) when there is none or it is a tombstone.
+    async fn delete_topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+        now: Timestamp,
+        events: RemovalEvents<TopicCommentView>,
+    ) -> StoreResult<Option<TopicCommentView>>;
     /// One page of top-level comments with every reply of each (oldest first), and the number
     /// of top-level comments in scope. A constant number of statements.
     async fn comment_threads(

@@ -54,6 +54,54 @@ pub struct TopicComment {
     pub source: CommentSource,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    /// Set when the team deleted the comment while replies answered it: the row stays as a
+    /// tombstone (text [`TOMBSTONE_TEXT`]) so the replies keep their place in the thread.
+    pub deleted_at: Option<Timestamp>,
+}
+
+/// The text a deleted comment that still has replies shows instead of its own (which is
+/// erased).
+pub const TOMBSTONE_TEXT: &str = "[deleted]";
+
+/// What deleting a comment does to its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    /// Nothing answers it: the row goes.
+    Remove,
+    /// Replies answer it: the row stays as a tombstone, its text erased.
+    Tombstone,
+}
+
+impl TopicComment {
+    /// A tombstone is a deleted comment: it can be neither edited nor deleted again, nor
+    /// answered, and it is not counted in the topic's `commentCount`.
+    pub fn is_deleted(&self) -> bool {
+        self.deleted_at.is_some()
+    }
+
+    /// `topic-comments.update`: the new text; `updatedAt` moves only on a real change.
+    pub fn edit_text(&mut self, text: String, now: Timestamp) {
+        if self.text != text {
+            self.text = text;
+            self.updated_at = now;
+        }
+    }
+
+    /// How deleting the comment leaves it, given whether any comment answers it.
+    pub fn removal(has_replies: bool) -> Removal {
+        if has_replies {
+            Removal::Tombstone
+        } else {
+            Removal::Remove
+        }
+    }
+
+    /// The comment turned into a tombstone at `now`: its text erased.
+    pub fn tombstone(&mut self, now: Timestamp) {
+        self.text = TOMBSTONE_TEXT.to_owned();
+        self.deleted_at = Some(now);
+        self.updated_at = now;
+    }
 }
 
 /// The topic a comment belongs to, as shown in team-wide lists.

@@ -82,6 +82,9 @@ by each server instance.";
         feedback_comments::create,
         feedback_comments::public_create,
         feedback_comments::public_list,
+        feedback_comments::list,
+        feedback_comments::update,
+        feedback_comments::delete,
         feedback_votes::create,
         feedback_votes::delete,
         feedback_votes::info,
@@ -95,6 +98,7 @@ by each server instance.";
         stages::delete,
         stages::public_list,
         stages::public_info,
+        topics::create,
         topics::list,
         topics::update,
         topics::delete,
@@ -104,6 +108,9 @@ by each server instance.";
         topics::unsubscribe,
         topic_comments::create,
         topic_comments::list,
+        topic_comments::team_list,
+        topic_comments::update,
+        topic_comments::delete,
         topic_votes::create,
         topic_votes::delete,
         topic_votes::info,
@@ -397,7 +404,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 92);
+        assert_eq!(operations.len(), 99);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

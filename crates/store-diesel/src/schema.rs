@@ -194,6 +194,7 @@ diesel::table! {
         source -> Text,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
     }
 }
 

@@ -220,6 +220,7 @@ fn comment(
         source: CommentSource::Widget,
         created_at,
         updated_at: created_at,
+        deleted_at: None,
     }
 }
 
@@ -1251,8 +1252,9 @@ async fn threads_list_every_reply_under_its_root_oldest_first(env: Env) {
     let r111 = comment(&t1, jane.id, Some(&r11), "r1.1.1", s(6));
     let r2 = comment(&t1, jane.id, Some(&root1), "r2", s(7));
     let r21 = comment(&t1, bob.id, Some(&root2), "root2 reply", s(8));
-    // Inserted out of time order: replies are listed by time, not insertion.
-    for c in [&root1, &root2, &other, &r111, &r2, &r1, &r11, &r21] {
+    // Inserted out of time order (but each after its parent, which a reply needs): replies
+    // are listed by time, not insertion.
+    for c in [&root1, &root2, &other, &r1, &r2, &r11, &r111, &r21] {
         add_comment(store, c).await;
     }
     let ghost = topic(&stage, jane.id, "never inserted", t0());

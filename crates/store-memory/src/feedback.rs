@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use async_trait::async_trait;
 use sounding_domain::{
-    edit::{self, Blocked, Edit, Edited},
+    edit::{self, Blocked, Edit, Edited, RemovalEvents},
     event::NewEvent,
     feedback::{
         self, BoardRef, Feedback, FeedbackQuery, FeedbackReach, FeedbackScope, FeedbackSort,
@@ -13,7 +13,7 @@ use sounding_domain::{
     },
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
-    ids::{FeedbackId, SubscriberId, TagId, TeamId},
+    ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::{PageRequest, Paged},
     ports::{conflicts, FeedbackStore, StoreError, StoreResult},
     subscriber::{Subscriber, SubscriberRef},
@@ -149,6 +149,31 @@ impl State {
             vote_count: row.vote_count(),
             comment_count: count(row.comments.len()),
             tags: self.tag_refs(f.team_id, &row.tags),
+        }
+    }
+
+    /// Where the team's comment `id` is: its item and its index among the item's comments.
+    fn feedback_comment_at(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+    ) -> Option<(FeedbackId, usize)> {
+        self.feedback
+            .values()
+            .filter(|r| r.feedback.team_id == team)
+            .find_map(|r| {
+                r.comments
+                    .iter()
+                    .position(|c| c.id == id)
+                    .map(|i| (r.feedback.id, i))
+            })
+    }
+
+    fn feedback_comment_view(&self, item: FeedbackId, i: usize) -> CommentView {
+        let comment = self.feedback[&item].comments[i].clone();
+        CommentView {
+            author: self.team_person(comment.team_id, comment.subscriber_id),
+            comment,
         }
     }
 
@@ -427,6 +452,45 @@ impl FeedbackStore for MemoryStore {
             })
             .collect();
         Ok(page_of(views, query.page))
+    }
+
+    async fn edit_feedback_comment(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+        edit: Edit<CommentView>,
+    ) -> StoreResult<Edited<CommentView>> {
+        let mut s = self.state();
+        let at = s.feedback_comment_at(team, id);
+        let found = at.map(|(item, i)| s.feedback_comment_view(item, i));
+        edit::run(found, edit, |_, after, events| {
+            if let Some((item, i)) = at {
+                if let Some(row) = s.feedback.get_mut(&item) {
+                    row.comments[i] = after.comment.clone();
+                }
+            }
+            s.append(&events);
+            Ok::<_, Blocked<StoreError>>(())
+        })
+    }
+
+    async fn delete_feedback_comment(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+        events: RemovalEvents<CommentView>,
+    ) -> StoreResult<Option<CommentView>> {
+        let mut s = self.state();
+        let Some((item, i)) = s.feedback_comment_at(team, id) else {
+            return Ok(None);
+        };
+        let view = s.feedback_comment_view(item, i);
+        let events = events(&view);
+        if let Some(row) = s.feedback.get_mut(&item) {
+            row.comments.remove(i);
+        }
+        s.append(&events);
+        Ok(Some(view))
     }
 
     async fn set_following(

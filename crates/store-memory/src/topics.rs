@@ -5,7 +5,7 @@ use std::{cmp::Ordering, collections::HashMap};
 
 use async_trait::async_trait;
 use sounding_domain::{
-    edit::{self, Blocked, Edit, Edited},
+    edit::{self, Blocked, Edit, Edited, RemovalEvents},
     event::NewEvent,
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
@@ -15,7 +15,7 @@ use sounding_domain::{
     timestamp::Timestamp,
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView},
     topic_comment::{
-        CommentThread, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
+        CommentThread, Removal, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
     },
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
@@ -126,7 +126,7 @@ impl State {
                 is_private: stage.meta.is_private,
             },
             vote_count: row.vote_count(),
-            comment_count: count(row.comments.len()),
+            comment_count: count(row.comments.iter().filter(|c| !c.is_deleted()).count()),
         })
     }
 
@@ -141,6 +141,19 @@ impl State {
                         .is_some_and(|st| !st.meta.is_private)
             }
         }
+    }
+
+    /// Where the team's comment `id` is: its topic and its index among the topic's comments.
+    fn topic_comment_at(&self, team: TeamId, id: TopicCommentId) -> Option<(TopicId, usize)> {
+        self.topics
+            .values()
+            .filter(|r| r.topic.team_id == team)
+            .find_map(|r| {
+                r.comments
+                    .iter()
+                    .position(|c| c.id == id)
+                    .map(|i| (r.topic.id, i))
+            })
     }
 
     fn comment_view(&self, row: &TopicRow, comment: &TopicComment) -> TopicCommentView {
@@ -339,6 +352,16 @@ impl TopicStore for MemoryStore {
         let Some(row) = s.topic_row_mut(comment.team_id, comment.topic_id) else {
             return Ok(false);
         };
+        // A reply needs its parent still there, and not deleted.
+        if let Some(parent) = comment.parent_id {
+            if !row
+                .comments
+                .iter()
+                .any(|c| c.id == parent && !c.is_deleted())
+            {
+                return Ok(false);
+            }
+        }
         row.comments.push(comment.clone());
         row.follow(comment.creator_id, comment.created_at);
         s.append(events);
@@ -357,6 +380,80 @@ impl TopicStore for MemoryStore {
             .flat_map(|r| r.comments.iter())
             .find(|c| c.id == id)
             .cloned())
+    }
+
+    async fn topic_comment_view(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+    ) -> StoreResult<Option<TopicCommentView>> {
+        let s = self.state();
+        Ok(s.topic_comment_at(team, id)
+            .map(|(topic, i)| s.comment_view(&s.topics[&topic], &s.topics[&topic].comments[i])))
+    }
+
+    async fn edit_topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+        edit: Edit<TopicCommentView>,
+    ) -> StoreResult<Edited<TopicCommentView>> {
+        let mut s = self.state();
+        let at = s.topic_comment_at(team, id);
+        let found =
+            at.map(|(topic, i)| s.comment_view(&s.topics[&topic], &s.topics[&topic].comments[i]));
+        edit::run(found, edit, |_, after, events| {
+            if let Some((topic, i)) = at {
+                if let Some(row) = s.topics.get_mut(&topic) {
+                    row.comments[i] = after.comment.clone();
+                }
+            }
+            s.append(&events);
+            Ok::<_, Blocked<StoreError>>(())
+        })
+    }
+
+    async fn delete_topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+        now: Timestamp,
+        events: RemovalEvents<TopicCommentView>,
+    ) -> StoreResult<Option<TopicCommentView>> {
+        let mut s = self.state();
+        let Some((topic, i)) = s.topic_comment_at(team, id) else {
+            return Ok(None);
+        };
+        let view = s.comment_view(&s.topics[&topic], &s.topics[&topic].comments[i]);
+        if view.comment.is_deleted() {
+            return Ok(None);
+        }
+        let events = events(&view);
+        let Some(row) = s.topics.get_mut(&topic) else {
+            return Ok(None);
+        };
+        let answered = |row: &TopicRow, id: TopicCommentId| {
+            row.comments.iter().any(|c| c.parent_id == Some(id))
+        };
+        match TopicComment::removal(answered(row, id)) {
+            Removal::Tombstone => row.comments[i].tombstone(now),
+            Removal::Remove => {
+                row.comments.remove(i);
+                // Tombstones above it left without replies go too.
+                let mut parent = view.comment.parent_id;
+                while let Some(above) = parent {
+                    let Some(j) = row.comments.iter().position(|c| c.id == above) else {
+                        break;
+                    };
+                    if !row.comments[j].is_deleted() || answered(row, above) {
+                        break;
+                    }
+                    parent = row.comments.remove(j).parent_id;
+                }
+            }
+        }
+        s.append(&events);
+        Ok(Some(view))
     }
 
     async fn comment_threads(

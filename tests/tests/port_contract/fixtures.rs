@@ -324,6 +324,7 @@ pub fn topic_comment(
         source: CommentSource::Api,
         created_at,
         updated_at: created_at,
+        deleted_at: None,
     }
 }
 

@@ -1284,13 +1284,14 @@ pub async fn comment_threads_hold_every_reply_under_their_root(store: Arc<dyn St
     assert_eq!((deep.parent_id, deep.root_id), (Some(reply.id), r_a.id));
 
     let mut appended = Vec::new();
+    // A reply needs its parent stored first (`insert_topic_comment`), nothing more.
     for (n, c) in [
         &r_c,
-        &late,
         &tie_high,
         &r_a,
-        &deep,
+        &late,
         &reply,
+        &deep,
         &r_other,
         &tie_low,
         &r_b,

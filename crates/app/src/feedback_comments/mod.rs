@@ -1,13 +1,15 @@
 //! Comments on feedback: `public/feedback-comments.create` (subscriber token),
-//! `feedback-comments.create` (team, on behalf of a subscriber) and
-//! `public/feedback-comments.list` (either credential). Private comments are for team members.
+//! `feedback-comments.create` (team, on behalf of a subscriber),
+//! `public/feedback-comments.list` (either credential), and the team's moderation:
+//! `feedback-comments.list|update|delete`. Private comments are for team members.
 
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
     feedback::FeedbackView,
     feedback_comment::{
-        comment_text, CommentQuery, CommentSort, CommentView, Direction, FeedbackComment,
+        comment_text, CommentPatch, CommentQuery, CommentSort, CommentView, Direction,
+        FeedbackComment,
     },
     page::{PageRequest, Paged},
     ports::{Clock, Store},
@@ -50,7 +52,16 @@ pub struct TeamCommentInput {
     pub is_private: Option<bool>,
 }
 
-/// `public/feedback-comments.list` as a client sent it.
+/// Team `feedback-comments.update` as a client sent it.
+#[derive(Debug, Clone, Default)]
+pub struct CommentChanges {
+    pub id: Option<String>,
+    pub text: Option<String>,
+    pub is_private: Option<bool>,
+}
+
+/// `public/feedback-comments.list` (and the team's `feedback-comments.list`) as a client sent
+/// it.
 #[derive(Debug, Clone, Default)]
 pub struct CommentListInput {
     pub feedback_id: Option<String>,
@@ -188,6 +199,43 @@ pub async fn list_comments(
     caller: &Caller,
     input: CommentListInput,
 ) -> AppResult<Paged<CommentView>> {
+    let (id, sort, direction, page) = list_params(&input)?;
+    ensure_feedback_readable(store, caller, id).await?;
+    let query = CommentQuery {
+        include_private: is_team_member(store, caller).await?,
+        sort,
+        direction,
+        page,
+    };
+    Ok(store.comments(caller.team_id(), id, &query).await?)
+}
+
+/// Team `feedback-comments.list`: the comments of any item of the team, published or not,
+/// private ones included.
+pub async fn list_team_comments(
+    store: &dyn Store,
+    caller: &KeyHolder,
+    input: CommentListInput,
+) -> AppResult<Paged<CommentView>> {
+    caller.require(Need::Read)?;
+    let (id, sort, direction, page) = list_params(&input)?;
+    // An item of another team is not found, like one that does not exist.
+    store
+        .feedback_reach(caller.team_id, id)
+        .await?
+        .ok_or_else(feedback_not_found)?;
+    let query = CommentQuery {
+        include_private: true,
+        sort,
+        direction,
+        page,
+    };
+    Ok(store.comments(caller.team_id, id, &query).await?)
+}
+
+fn list_params(
+    input: &CommentListInput,
+) -> AppResult<(FeedbackId, CommentSort, Direction, PageRequest)> {
     let id = FeedbackId::parse_required("feedbackId", input.feedback_id.as_deref())?;
     let sort = input
         .sort
@@ -202,12 +250,67 @@ pub async fn list_comments(
         .transpose()?
         .unwrap_or_default();
     let page = PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?;
-    ensure_feedback_readable(store, caller, id).await?;
-    let query = CommentQuery {
-        include_private: is_team_member(store, caller).await?,
-        sort,
-        direction,
-        page,
-    };
-    Ok(store.comments(caller.team_id(), id, &query).await?)
+    Ok((id, sort, direction, page))
+}
+
+fn comment_not_found() -> AppError {
+    AppError::not_found(Entity::Comment)
+}
+
+/// Team `feedback-comments.update`: new text, and the privacy when given. No event (none is
+/// named for it); `updatedAt` moves only on a real change.
+pub async fn update_team_comment(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: CommentChanges,
+) -> AppResult<CommentView> {
+    caller.require(Need::Write)?;
+    let id = FeedbackCommentId::parse_required("id", input.id.as_deref())?;
+    let patch = CommentPatch::new(input.text.as_deref(), input.is_private)?;
+    let now = clock.now();
+    let edited = store
+        .edit_feedback_comment(
+            caller.team_id,
+            id,
+            Box::new(move |view| {
+                patch.apply(&mut view.comment, now);
+                Ok(Vec::new())
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Comment)?)
+}
+
+/// Team `feedback-comments.delete`: removes the comment (its item's count drops with it) and
+/// emits `feedback-comments.delete` with the comment as it was. Nobody is notified.
+pub async fn delete_team_comment(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    id: Option<&str>,
+) -> AppResult<FeedbackCommentId> {
+    caller.require(Need::Write)?;
+    let id = FeedbackCommentId::parse_required("id", id)?;
+    let now = clock.now();
+    let removed = store
+        .delete_feedback_comment(
+            caller.team_id,
+            id,
+            Box::new(move |view| {
+                vec![NewEvent::new(
+                    view.comment.team_id,
+                    EventKind::FeedbackCommentsDelete,
+                    now,
+                    &[
+                        ("commentId", view.comment.id.to_string()),
+                        ("feedbackId", view.comment.feedback_id.to_string()),
+                        ("subscriberId", view.comment.subscriber_id.to_string()),
+                    ],
+                    wire::to_value(&CommentJson::from(view)),
+                )]
+            }),
+        )
+        .await?;
+    removed.map(|_| id).ok_or_else(comment_not_found)
 }

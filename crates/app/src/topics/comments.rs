@@ -1,8 +1,9 @@
-//! Threaded topic comments: `public/topic-comments.create` (subscriber token) and
-//! `public/topic-comments.list` (either credential; one topic, or every topic of the team).
+//! Threaded topic comments: `public/topic-comments.create` (subscriber token),
+//! `public/topic-comments.list` (either credential; one topic, or every topic of the team),
+//! and the team's moderation: `topic-comments.list|update|delete`.
 
 use sounding_domain::{
-    access::{Caller, SubscriberSession},
+    access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
     feedback_comment::{comment_text, CommentSort, Direction},
     page::{PageRequest, Paged},
@@ -12,7 +13,7 @@ use sounding_domain::{
         CommentSource, CommentThread, ThreadQuery, ThreadScope, TopicComment, TopicCommentView,
         TopicRef,
     },
-    TopicCommentId, TopicId,
+    Entity, Timestamp, TopicCommentId, TopicId,
 };
 
 use super::{topic_not_found, visible_to, visible_topic};
@@ -33,6 +34,14 @@ pub struct TopicCommentInput {
     pub text: Option<String>,
     pub parent_id: Option<String>,
     pub source: Option<String>,
+}
+
+/// Team `topic-comments.update` as a client sent it.
+#[derive(Debug, Clone, Default)]
+pub struct TopicCommentChanges {
+    /// The comment.
+    pub id: Option<String>,
+    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -70,11 +79,12 @@ pub async fn create_topic_comment(
     let root_id = match parent_id {
         None => comment_id,
         Some(parent_id) => {
+            // A deleted comment (a tombstone) takes no new replies.
             let parent = store
                 .topic_comment(caller.team_id(), parent_id)
                 .await?
-                .filter(|p| p.topic_id == id)
-                .ok_or_else(|| AppError::invalid("parentId must be a comment of the same topic"))?;
+                .filter(|p| p.topic_id == id && !p.is_deleted())
+                .ok_or_else(parent_refused)?;
             parent.root_id
         }
     };
@@ -91,6 +101,7 @@ pub async fn create_topic_comment(
             source,
             created_at: now,
             updated_at: now,
+            deleted_at: None,
         },
         author: Some(SubscriberRef::from(&session.subscriber)),
         topic: TopicRef {
@@ -99,38 +110,41 @@ pub async fn create_topic_comment(
             url_id: topic.topic.url_id.clone(),
         },
     };
-    // Exactly these ids (decisions §6), beside `event`, `teamId`, `occurredAt` and `data`.
-    let event = NewEvent::new(
-        caller.team_id(),
-        EventKind::TopicCommentsCreate,
-        now,
-        &[
-            ("commentId", comment_id.to_string()),
-            ("topicId", id.to_string()),
-            ("subscriberId", session.subscriber.id.to_string()),
-        ],
-        wire::to_value(&TopicCommentJson::from(&view)),
-    )
-    .notifying(notify::topic_comment(
-        &topic,
-        comment_id.0,
-        session.subscriber.id,
-    ));
+    let event = comment_event(EventKind::TopicCommentsCreate, &view, now).notifying(
+        notify::topic_comment(&topic, comment_id.0, session.subscriber.id),
+    );
     if store.insert_topic_comment(&view.comment, &[event]).await? {
-        Ok(view)
-    } else {
-        Err(topic_not_found())
+        return Ok(view);
+    }
+    // Refused in the write: the topic went, or the parent was deleted since it was read.
+    match (parent_id, store.topic(caller.team_id(), id).await?) {
+        (Some(_), Some(_)) => Err(parent_refused()),
+        _ => Err(topic_not_found()),
     }
 }
 
-/// A page of comment threads, and whether they span the team (then each names its topic).
-/// A topic the caller cannot see has no comments to show: an empty page, like a topic
-/// without comments.
-pub async fn list_topic_comments(
+fn parent_refused() -> AppError {
+    AppError::invalid("parentId must be a comment of the same topic")
+}
+
+fn comment_not_found() -> AppError {
+    AppError::not_found(Entity::Comment)
+}
+
+/// Team `topic-comments.list`: like the public list for a team member, every topic of the team
+/// (unpublished, private stages), and a topic of another team or none is an empty page.
+pub async fn list_team_topic_comments(
     store: &dyn Store,
-    caller: &Caller,
+    caller: &KeyHolder,
     input: TopicCommentListInput,
 ) -> AppResult<(Paged<CommentThread>, bool)> {
+    caller.require(Need::Read)?;
+    let query = thread_query(&input, ThreadScope::Team)?;
+    let threads = store.comment_threads(caller.team_id, &query).await?;
+    Ok((threads, query.topic.is_none()))
+}
+
+fn thread_query(input: &TopicCommentListInput, scope: ThreadScope) -> AppResult<ThreadQuery> {
     let topic = input
         .id
         .as_deref()
@@ -149,8 +163,95 @@ pub async fn list_topic_comments(
         .transpose()?
         .unwrap_or(Direction::Desc);
     let page = PageRequest::new(input.limit, input.offset, DEFAULT_COMMENTS_LIMIT)?;
-    let member = is_team_member(store, caller).await?;
-    if let Some(id) = topic {
+    Ok(ThreadQuery {
+        topic,
+        scope,
+        sort,
+        direction,
+        page,
+    })
+}
+
+/// Team `topic-comments.update`: new text; `updatedAt` moves only on a real change. A deleted
+/// comment (tombstone) is not found. No event.
+pub async fn update_team_topic_comment(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: TopicCommentChanges,
+) -> AppResult<TopicCommentView> {
+    caller.require(Need::Write)?;
+    let id = TopicCommentId::parse_required("id", input.id.as_deref())?;
+    let text = comment_text(input.text.as_deref())?;
+    let now = clock.now();
+    let edited = store
+        .edit_topic_comment(
+            caller.team_id,
+            id,
+            Box::new(move |view| {
+                if view.comment.is_deleted() {
+                    return Err(sounding_domain::DomainError::NotFound(Entity::Comment));
+                }
+                view.comment.edit_text(text, now);
+                Ok(Vec::new())
+            }),
+        )
+        .await?;
+    Ok(edited.into_result(Entity::Comment)?)
+}
+
+/// Team `topic-comments.delete`: the comment goes, or stays as a tombstone while replies
+/// answer it (`TopicComment::removal`); the topic's count drops by one either way. Emits
+/// `topic-comments.delete` with the comment as it was; nobody is notified.
+pub async fn delete_team_topic_comment(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    id: Option<&str>,
+) -> AppResult<TopicCommentId> {
+    caller.require(Need::Write)?;
+    let id = TopicCommentId::parse_required("id", id)?;
+    let now = clock.now();
+    let removed = store
+        .delete_topic_comment(
+            caller.team_id,
+            id,
+            now,
+            Box::new(move |view| vec![comment_event(EventKind::TopicCommentsDelete, view, now)]),
+        )
+        .await?;
+    removed.map(|_| id).ok_or_else(comment_not_found)
+}
+
+/// An event about a comment: exactly the ids of decisions §6 beside `event`, `teamId`,
+/// `occurredAt` and `data`.
+fn comment_event(kind: EventKind, view: &TopicCommentView, now: Timestamp) -> NewEvent {
+    NewEvent::new(
+        view.comment.team_id,
+        kind,
+        now,
+        &[
+            ("commentId", view.comment.id.to_string()),
+            ("topicId", view.comment.topic_id.to_string()),
+            ("subscriberId", view.comment.creator_id.to_string()),
+        ],
+        wire::to_value(&TopicCommentJson::from(view)),
+    )
+}
+
+/// A page of comment threads, and whether they span the team (then each names its topic).
+/// A topic the caller cannot see has no comments to show: an empty page, like a topic
+/// without comments.
+pub async fn list_topic_comments(
+    store: &dyn Store,
+    caller: &Caller,
+    input: TopicCommentListInput,
+) -> AppResult<(Paged<CommentThread>, bool)> {
+    let mut query = thread_query(&input, ThreadScope::Public)?;
+    if is_team_member(store, caller).await? {
+        query.scope = ThreadScope::Team;
+    }
+    if let Some(id) = query.topic {
         let visible = match store.topic(caller.team_id(), id).await? {
             Some(view) => visible_to(store, caller, &view).await?,
             None => false,
@@ -160,23 +261,12 @@ pub async fn list_topic_comments(
                 Paged {
                     items: Vec::new(),
                     total: 0,
-                    page,
+                    page: query.page,
                 },
                 false,
             ));
         }
     }
-    let query = ThreadQuery {
-        topic,
-        scope: if member {
-            ThreadScope::Team
-        } else {
-            ThreadScope::Public
-        },
-        sort,
-        direction,
-        page,
-    };
     let threads = store.comment_threads(caller.team_id(), &query).await?;
-    Ok((threads, topic.is_none()))
+    Ok((threads, query.topic.is_none()))
 }

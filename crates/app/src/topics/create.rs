@@ -1,22 +1,26 @@
 //! `public/topics.create`: a subscriber (token), or an anonymous visitor through the team's
-//! key when the team allows anonymous feedback, proposes a topic on a public stage.
+//! key when the team allows anonymous feedback, proposes a topic on a public stage; and the
+//! team's `topics.create` (API key): the key's user creates a topic on any stage, private
+//! ones included, published at once.
 
 use rand::thread_rng;
 use serde_json::Value;
 use sounding_domain::{
-    access::{Caller, Need},
+    access::{Caller, KeyHolder, Need},
     event::EventKind,
     names,
     ports::{conflicts, Clock, Store, StoreError},
     slug,
+    stage::Stage,
     subscriber::{Identify, Subscriber, SubscriberSource},
     topic::{topic_title, StageRef, Topic, TopicDraft, TopicView},
-    Entity, StageId, SubscriberId, TopicId,
+    Entity, RoadmapId, StageId, SubscriberId, Timestamp, TopicId,
 };
 
 use super::topic_event;
 use crate::{
     error::{AppError, AppResult},
+    feedback::team_author,
     roadmaps::team_roadmap,
     Literal,
 };
@@ -35,6 +39,18 @@ pub struct NewTopicInput {
     /// Anonymous creation only: the visitor's name and e-mail.
     pub name: Option<String>,
     pub email: Option<String>,
+}
+
+/// Team `topics.create` as a client sent it.
+#[derive(Debug, Clone, Default)]
+pub struct TeamTopicInput {
+    /// When given, the stage must be on this roadmap.
+    pub roadmap_id: Option<String>,
+    pub stage_id: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub text: Option<String>,
+    pub meta: Option<Value>,
 }
 
 /// Who creates the topic: an existing subscriber, or one to insert with the topic.
@@ -102,20 +118,81 @@ pub async fn create_topic(
         Creator::Known(s) | Creator::New(s) => s.id,
     };
     let moderated = team.public_board_moderation && !stage.meta.disable_moderation;
-    let mut view = TopicView {
+    let view = new_topic(&stage, draft, creator_id, (!moderated).then_some(now), now);
+    let new_creator = match creator {
+        Creator::New(s) => Some(s),
+        Creator::Known(_) => None,
+    };
+    insert(store, view, new_creator, now).await
+}
+
+/// Team `topics.create`: the creator is the subscriber standing for the key's user (as for
+/// team `feedbacks.create` without `creatorEmail`); any stage of the team, private ones
+/// included; published at once. Emits `topics.create`.
+pub async fn create_team_topic(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &KeyHolder,
+    input: TeamTopicInput,
+) -> AppResult<TopicView> {
+    caller.require(Need::Write)?;
+    let title = sounding_domain::text::required(
+        "title",
+        input.title.as_deref(),
+        sounding_domain::text::TITLE_MAX,
+    )?;
+    let draft = TopicDraft::new(
+        title,
+        input.description.as_deref(),
+        input.text.as_deref(),
+        input.meta.as_ref(),
+    )?;
+    let roadmap_id = input
+        .roadmap_id
+        .as_deref()
+        .map(|raw| RoadmapId::parse("roadmapId", raw))
+        .transpose()?;
+    let stage_id = StageId::parse_required("stageId", input.stage_id.as_deref())?;
+    if let Some(roadmap_id) = roadmap_id {
+        store
+            .roadmap(caller.team_id, roadmap_id)
+            .await?
+            .ok_or(AppError::not_found(Entity::Roadmap))?;
+    }
+    let stage = store
+        .stage(caller.team_id, stage_id)
+        .await?
+        .filter(|s| roadmap_id.is_none_or(|r| s.stage.roadmap_id == r))
+        .ok_or(AppError::not_found(Entity::Stage))?
+        .stage;
+    let now = clock.now();
+    let creator = team_author(store, caller, None, now).await?;
+    let view = new_topic(&stage, draft, creator.id, Some(now), now);
+    insert(store, view, None, now).await
+}
+
+/// A new topic on `stage`, counts 0.
+fn new_topic(
+    stage: &Stage,
+    draft: TopicDraft,
+    creator: SubscriberId,
+    published_at: Option<Timestamp>,
+    now: Timestamp,
+) -> TopicView {
+    TopicView {
         topic: Topic {
             id: TopicId::new(),
-            team_id: team.id,
-            roadmap_id: roadmap.id,
+            team_id: stage.team_id,
+            roadmap_id: stage.roadmap_id,
             stage_id: stage.id,
             url_id: String::new(),
             title: draft.title,
             description: draft.description,
             text: draft.text,
-            subscriber_id: creator_id,
+            subscriber_id: creator,
             meta: draft.meta,
             visits: 0,
-            published_at: (!moderated).then_some(now),
+            published_at,
             created_at: now,
             updated_at: now,
         },
@@ -127,11 +204,17 @@ pub async fn create_topic(
         },
         vote_count: 0,
         comment_count: 0,
-    };
-    let new_creator = match creator {
-        Creator::New(s) => Some(s),
-        Creator::Known(_) => None,
-    };
+    }
+}
+
+/// Inserts the topic (and its new creator, when given) with its `topics.create` event,
+/// drawing another `urlId` when the team already has the one drawn.
+async fn insert(
+    store: &dyn Store,
+    mut view: TopicView,
+    new_creator: Option<Subscriber>,
+    now: Timestamp,
+) -> AppResult<TopicView> {
     for _ in 0..URL_ID_ATTEMPTS {
         view.topic.url_id = slug::new_url_id(&mut thread_rng());
         let events = [topic_event(EventKind::TopicsCreate, &view, now)];

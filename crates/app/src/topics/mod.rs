@@ -1,5 +1,6 @@
 //! Topic use cases: the public `topics.create|info`, `topic-comments.*`, `topic-votes.*`,
-//! `topics.subscribe|unsubscribe`, and the team's `topics.list|update|delete`.
+//! `topics.subscribe|unsubscribe`, and the team's `topics.create|list|update|delete` and
+//! `topic-comments.list|update|delete`.
 
 mod admin;
 mod comments;
@@ -10,10 +11,11 @@ mod votes;
 
 pub use admin::{delete_topic, list_topics, update_topic, TopicChanges, TopicListInput};
 pub use comments::{
-    create_topic_comment, list_topic_comments, TopicCommentInput, TopicCommentListInput,
+    create_topic_comment, delete_team_topic_comment, list_team_topic_comments, list_topic_comments,
+    update_team_topic_comment, TopicCommentChanges, TopicCommentInput, TopicCommentListInput,
     DEFAULT_COMMENTS_LIMIT,
 };
-pub use create::{create_topic, NewTopicInput};
+pub use create::{create_team_topic, create_topic, NewTopicInput, TeamTopicInput};
 pub use follow::{follow_topic, unfollow_topic};
 pub use info::topic_info;
 pub use votes::{cast_topic_vote, retract_topic_vote, topic_vote_info};

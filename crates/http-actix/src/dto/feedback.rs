@@ -7,7 +7,7 @@ use sounding_app::{
     feedback::{
         FeedbackChanges, FeedbackListInput, FeedbackLookup, NewFeedbackInput, PublicFeedbackInput,
     },
-    feedback_comments::{CommentListInput, PublicCommentInput, TeamCommentInput},
+    feedback_comments::{CommentChanges, CommentListInput, PublicCommentInput, TeamCommentInput},
     wire::{CommentJson, FeedbackJson, VoteJson},
 };
 use sounding_domain::{
@@ -564,7 +564,40 @@ impl From<TeamCommentParams> for TeamCommentInput {
     }
 }
 
-/// `public/feedback-comments.list`.
+/// Team `feedback-comments.update`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateCommentParams {
+    /// The comment.
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    /// The new text: 1..=10,000 characters after trimming.
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 10000, pattern = r"\S")]
+    pub text: Option<String>,
+    /// Makes the comment private (team members only) or public; unchanged when absent.
+    #[serde(default, deserialize_with = "lenient::opt_bool")]
+    pub is_private: Option<bool>,
+}
+
+impl From<UpdateCommentParams> for CommentChanges {
+    fn from(p: UpdateCommentParams) -> Self {
+        Self {
+            id: p.id,
+            text: p.text,
+            is_private: p.is_private,
+        }
+    }
+}
+
+/// `{id}` of team `feedback-comments.delete`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct CommentIdParams {
+    /// The comment.
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+}
+
+/// `public/feedback-comments.list` and the team's `feedback-comments.list`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommentListParams {

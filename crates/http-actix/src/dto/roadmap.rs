@@ -7,7 +7,8 @@ use serde_json::Value;
 use sounding_app::{
     roadmaps::{InlineStageInput, RoadmapInput, StageInfoInput, StageInput},
     topics::{
-        NewTopicInput, TopicChanges, TopicCommentInput, TopicCommentListInput, TopicListInput,
+        NewTopicInput, TeamTopicInput, TopicChanges, TopicCommentChanges, TopicCommentInput,
+        TopicCommentListInput, TopicListInput,
     },
     wire::{TopicCommentJson, TopicJson, TopicVoteJson},
 };
@@ -502,6 +503,41 @@ impl From<CreateTopicParams> for NewTopicInput {
     }
 }
 
+/// Team `topics.create`: on any stage of the team, private ones included.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTeamTopicParams {
+    #[schema(required = true, value_type = String, example = "Dark mode", min_length = 1, max_length = 255, pattern = r"\S")]
+    pub title: Option<String>,
+    /// When given, the stage must be on this roadmap.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub roadmap_id: Option<String>,
+    /// Any stage of the team, private ones included.
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub stage_id: Option<String>,
+    /// Defaults to the title.
+    #[schema(max_length = 50000)]
+    pub description: Option<String>,
+    #[schema(max_length = 50000)]
+    pub text: Option<String>,
+    /// Only `ctaTitle`, `ctaLink`, `ctaImage`, `description`, `feedback`, `projectId` are kept.
+    #[schema(value_type = Option<Object>)]
+    pub meta: Option<Value>,
+}
+
+impl From<CreateTeamTopicParams> for TeamTopicInput {
+    fn from(p: CreateTeamTopicParams) -> Self {
+        Self {
+            roadmap_id: p.roadmap_id,
+            stage_id: p.stage_id,
+            title: p.title,
+            description: p.description,
+            text: p.text,
+            meta: p.meta,
+        }
+    }
+}
+
 /// `topics.update`: only the fields given change.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -627,7 +663,27 @@ impl From<CreateTopicCommentParams> for TopicCommentInput {
     }
 }
 
-/// `public/topic-comments.list`.
+/// Team `topic-comments.update`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct UpdateTopicCommentParams {
+    /// The comment.
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    /// The new text: 1..=10,000 characters after trimming.
+    #[schema(required = true, value_type = String, min_length = 1, max_length = 10000, pattern = r"\S")]
+    pub text: Option<String>,
+}
+
+impl From<UpdateTopicCommentParams> for TopicCommentChanges {
+    fn from(p: UpdateTopicCommentParams) -> Self {
+        Self {
+            id: p.id,
+            text: p.text,
+        }
+    }
+}
+
+/// `public/topic-comments.list` and the team's `topic-comments.list`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct TopicCommentListParams {
     /// A topic; every topic of the team when absent.

@@ -1,5 +1,6 @@
 //! Comments on feedback: `public/feedback-comments.create` (subscriber token),
-//! `feedback-comments.create` (team API key) and `public/feedback-comments.list` (either).
+//! `feedback-comments.create` (team API key), `public/feedback-comments.list` (either), and
+//! the team's moderation, `feedback-comments.list|update|delete` (API key).
 
 use actix_web::{web, HttpResponse};
 use sounding_app::{feedback_comments, wire::CommentJson};
@@ -7,10 +8,10 @@ use sounding_app::{feedback_comments, wire::CommentJson};
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
     dto::{
-        common::ErrorBody,
+        common::{DeletedResponse, ErrorBody},
         feedback::{
-            CommentListParams, CommentListResponse, CommentResponse, PublicCommentParams,
-            TeamCommentParams,
+            CommentIdParams, CommentListParams, CommentListResponse, CommentResponse,
+            PublicCommentParams, TeamCommentParams, UpdateCommentParams,
         },
     },
     error::ApiError,
@@ -106,4 +107,93 @@ pub async fn public_list(
 ) -> Result<HttpResponse, ApiError> {
     let page = feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(CommentListResponse::from(&page)))
+}
+
+/// Any item's comments, for moderation: every item of the team (published or not), private
+/// comments included; the paging and order of `public/feedback-comments.list`.
+#[utoipa::path(
+    post,
+    path = "/v1/feedback-comments.list",
+    operation_id = "feedback-comments.list",
+    tag = "feedback-comments",
+    request_body = CommentListParams,
+    responses(
+        (status = 200, description = "One page of comments.", body = CommentListResponse),
+        (status = 400, description = "`feedbackId is required`, `sort must be one of createdAt, updatedAt`, `direction must be one of ASC, DESC`, `limit must be between 1 and 100`.", body = ErrorBody),
+        (status = 404, description = "`Feedback not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn list(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<CommentListParams>,
+) -> Result<HttpResponse, ApiError> {
+    let page =
+        feedback_comments::list_team_comments(&*state.store, &caller.0, params.into()).await?;
+    Ok(HttpResponse::Ok().json(CommentListResponse::from(&page)))
+}
+
+/// Changes a comment's text, and its privacy when `isPrivate` is given. `updatedAt` moves only
+/// when something changed. No event.
+#[utoipa::path(
+    post,
+    path = "/v1/feedback-comments.update",
+    operation_id = "feedback-comments.update",
+    tag = "feedback-comments",
+    request_body = UpdateCommentParams,
+    responses(
+        (status = 200, description = "The comment.", body = CommentResponse),
+        (status = 400, description = "`id is required`, `text is required`, `text must be at most 10000 characters`.", body = ErrorBody),
+        (status = 403, description = "`This API key is read-only`.", body = ErrorBody),
+        (status = 404, description = "`Comment not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn update(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<UpdateCommentParams>,
+) -> Result<HttpResponse, ApiError> {
+    let view = feedback_comments::update_team_comment(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.into(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(CommentResponse {
+        data: CommentJson::from(&view),
+    }))
+}
+
+/// Deletes a comment; the item's `feedbackCommentsCount` drops with it. Emits
+/// `feedback-comments.delete` (the comment as it was); the author is not notified.
+#[utoipa::path(
+    post,
+    path = "/v1/feedback-comments.delete",
+    operation_id = "feedback-comments.delete",
+    tag = "feedback-comments",
+    request_body = CommentIdParams,
+    responses(
+        (status = 200, description = "Deleted.", body = DeletedResponse),
+        (status = 400, description = "`id is required`, `id must be a UUID`.", body = ErrorBody),
+        (status = 403, description = "`This API key is read-only`.", body = ErrorBody),
+        (status = 404, description = "`Comment not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn delete(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<CommentIdParams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = feedback_comments::delete_team_comment(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.id.as_deref(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))
 }

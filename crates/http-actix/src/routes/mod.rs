@@ -68,6 +68,9 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/feedbacks.subscribe", feedbacks::subscribe);
     operation(cfg, "public/feedbacks.unsubscribe", feedbacks::unsubscribe);
     operation(cfg, "feedback-comments.create", feedback_comments::create);
+    operation(cfg, "feedback-comments.list", feedback_comments::list);
+    operation(cfg, "feedback-comments.update", feedback_comments::update);
+    operation(cfg, "feedback-comments.delete", feedback_comments::delete);
     operation(
         cfg,
         "public/feedback-comments.create",
@@ -91,6 +94,7 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "stages.delete", stages::delete);
     operation(cfg, "public/stages.list", stages::public_list);
     operation(cfg, "public/stages.info", stages::public_info);
+    operation(cfg, "topics.create", topics::create);
     operation(cfg, "topics.list", topics::list);
     operation(cfg, "topics.update", topics::update);
     operation(cfg, "topics.delete", topics::delete);
@@ -100,6 +104,9 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/topics.unsubscribe", topics::unsubscribe);
     operation(cfg, "public/topic-comments.create", topic_comments::create);
     operation(cfg, "public/topic-comments.list", topic_comments::list);
+    operation(cfg, "topic-comments.list", topic_comments::team_list);
+    operation(cfg, "topic-comments.update", topic_comments::update);
+    operation(cfg, "topic-comments.delete", topic_comments::delete);
     operation(cfg, "public/topic-votes.create", topic_votes::create);
     operation(cfg, "public/topic-votes.delete", topic_votes::delete);
     operation(cfg, "public/topic-votes.info", topic_votes::info);

@@ -1,6 +1,6 @@
 //! Topics: `public/topics.create` (subscriber token, or the team's key when anonymous
 //! feedback is allowed), `public/topics.info` (either), `public/topics.subscribe|unsubscribe`
-//! (subscriber token), and the team's `topics.list|update|delete`.
+//! (subscriber token), and the team's `topics.create|list|update|delete`.
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use sounding_app::{topics, wire::TopicJson};
@@ -10,8 +10,9 @@ use crate::{
     dto::{
         common::{DeletedResponse, ErrorBody},
         roadmap::{
-            CreateTopicParams, TopicDoneResponse, TopicIdParams, TopicInfoResponse,
-            TopicListParams, TopicListResponse, TopicResponse, TopicUuidParams, UpdateTopicParams,
+            CreateTeamTopicParams, CreateTopicParams, TopicDoneResponse, TopicIdParams,
+            TopicInfoResponse, TopicListParams, TopicListResponse, TopicResponse, TopicUuidParams,
+            UpdateTopicParams,
         },
     },
     error::ApiError,
@@ -143,6 +144,32 @@ pub async fn unsubscribe(
         success: true,
         topic_id,
     }))
+}
+
+/// Creates a topic as the team: the key's user is its creator (and follows it); any stage of
+/// the team, private ones included; published at once. Emits `topics.create`.
+#[utoipa::path(
+    post,
+    path = "/v1/topics.create",
+    operation_id = "topics.create",
+    tag = "topics",
+    request_body = CreateTeamTopicParams,
+    responses(
+        (status = 200, description = "The new topic (`voteCount` and `commentCount` 0).", body = TopicResponse),
+        (status = 400, description = "`title is required`, `stageId is required`, `roadmapId must be a UUID`, ….", body = ErrorBody),
+        (status = 403, description = "`This API key is read-only`.", body = ErrorBody),
+        (status = 404, description = "`Roadmap not found`, `Stage not found` (also a stage of another roadmap than `roadmapId`).", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn create(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<CreateTeamTopicParams>,
+) -> Result<HttpResponse, ApiError> {
+    let view =
+        topics::create_team_topic(&*state.store, &*state.clock, &caller.0, params.into()).await?;
+    Ok(HttpResponse::Ok().json(TopicResponse::new(&view)))
 }
 
 /// The team's topics, unpublished ones included, newest first by default.

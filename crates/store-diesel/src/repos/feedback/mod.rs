@@ -13,12 +13,12 @@ mod rows;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
-    edit::{Blocked, Edit, Edited},
+    edit::{Blocked, Edit, Edited, RemovalEvents},
     event::NewEvent,
     feedback::{Feedback, FeedbackQuery, FeedbackReach, FeedbackView},
     feedback_comment::{CommentQuery, CommentSort, CommentView, Direction, FeedbackComment},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
-    ids::{FeedbackId, SubscriberId, TagId, TeamId},
+    ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::Paged,
     ports::{conflicts, FeedbackStore, StoreResult},
     timestamp::Timestamp,
@@ -31,6 +31,7 @@ use super::{
 };
 use crate::{
     connection::{per_backend, DbConnection},
+    edits::locked,
     error::{DbError, DbResult},
     raw_sql::{add_to_count, KeptCount},
     schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
@@ -110,6 +111,37 @@ const COMMENTS: KeptCount = KeptCount {
     table: "feedback",
     column: "comment_count",
 };
+
+/// The team's comment with its author; locked on PostgreSQL when `lock` (see `edits::locked`).
+fn read_comment(
+    conn: &mut DbConnection,
+    team: &str,
+    id: &str,
+    lock: bool,
+) -> DbResult<Option<CommentView>> {
+    // Built per use: the locking clause is PostgreSQL's.
+    macro_rules! comment {
+        () => {
+            feedback_comments::table
+                .filter(feedback_comments::id.eq(id))
+                .filter(feedback_comments::team_id.eq(team))
+                .select(CommentRow::as_select())
+        };
+    }
+    let row: Option<CommentRow> = if lock {
+        locked!(conn, comment!())?
+    } else {
+        comment!().get_result(conn).optional()?
+    };
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let author = people_by_id(conn, team, [row.subscriber_id.as_str()])?.remove(&row.subscriber_id);
+    Ok(Some(CommentView {
+        comment: row.into_domain()?,
+        author,
+    }))
+}
 
 /// How an item is looked up.
 enum Key {
@@ -498,6 +530,67 @@ impl FeedbackStore for DieselStore {
                 items,
                 total,
                 page: query.page,
+            })
+        })
+        .await
+    }
+
+    async fn edit_feedback_comment(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+        edit: Edit<CommentView>,
+    ) -> StoreResult<Edited<CommentView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            // Locked on PostgreSQL: a concurrent edit or delete of the comment waits.
+            move |conn| read_comment(conn, &team, &id, true),
+            |conn, _, after| {
+                let c = &after.comment;
+                diesel::update(
+                    feedback_comments::table
+                        .filter(feedback_comments::id.eq(c.id.to_string()))
+                        .filter(feedback_comments::team_id.eq(c.team_id.to_string())),
+                )
+                .set((
+                    feedback_comments::text.eq(&c.text),
+                    feedback_comments::is_private.eq(c.is_private),
+                    feedback_comments::updated_at.eq(to_db_time(c.updated_at)),
+                ))
+                .execute(conn)
+                .map_err(DbError::from)?;
+                Ok(())
+            },
+        )
+        .await
+    }
+
+    async fn delete_feedback_comment(
+        &self,
+        team: TeamId,
+        id: FeedbackCommentId,
+        events: RemovalEvents<CommentView>,
+    ) -> StoreResult<Option<CommentView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let Some(found) = read_comment(conn, &team, &id, false)? else {
+                    return Ok(None);
+                };
+                // The item first, as every writer of its count locks it; then the comment
+                // again, as it is now (a concurrent delete may have taken it).
+                let item = found.comment.feedback_id.to_string();
+                if lock_item(conn, &team, &item, Lock::Update)?.is_none() {
+                    return Ok(None);
+                }
+                let Some(view) = read_comment(conn, &team, &id, true)? else {
+                    return Ok(None);
+                };
+                diesel::delete(feedback_comments::table.find(&id)).execute(conn)?;
+                add_to_count(conn, COMMENTS, &item, -1)?;
+                insert_events(conn, &events(&view))?;
+                Ok(Some(view))
             })
         })
         .await

@@ -13,7 +13,7 @@ mod threads;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
-    edit::{Edit, Edited},
+    edit::{Edit, Edited, RemovalEvents},
     event::NewEvent,
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::Paged,
@@ -21,12 +21,19 @@ use sounding_domain::{
     subscriber::Subscriber,
     timestamp::Timestamp,
     topic::{Topic, TopicQuery, TopicView},
-    topic_comment::{CommentThread, ThreadQuery, TopicComment},
+    topic_comment::{CommentThread, Removal, ThreadQuery, TopicComment, TopicCommentView},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
 
-use self::rows::{follow, views, CommentRow, FollowRow, TopicChanges, TopicRow, VoteRow};
-use super::{outbox::insert_events, parse_id, subscribers::SubscriberRow, to_db_time};
+use self::rows::{
+    follow, topic_refs_by_id, views, CommentRow, FollowRow, TopicChanges, TopicRow, VoteRow,
+};
+use super::{
+    outbox::insert_events,
+    parse_id,
+    subscribers::{people_by_id, SubscriberRow},
+    to_db_time,
+};
 use crate::{
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
@@ -159,6 +166,60 @@ pub(super) fn purge_topics(conn: &mut DbConnection, which: TopicsOf<'_>) -> DbRe
             ))),
     }
     Ok(())
+}
+
+/// The team's comment row, tombstones included.
+fn comment_row(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<CommentRow>> {
+    Ok(topic_comments::table
+        .filter(topic_comments::id.eq(id))
+        .filter(topic_comments::team_id.eq(team))
+        .select(CommentRow::as_select())
+        .get_result(conn)
+        .optional()?)
+}
+
+/// The comment of `row` with its author and topic.
+fn comment_view(
+    conn: &mut DbConnection,
+    team: &str,
+    row: CommentRow,
+) -> DbResult<TopicCommentView> {
+    let author = people_by_id(conn, team, [row.creator_id.as_str()])?.remove(&row.creator_id);
+    let topic = topic_refs_by_id(conn, team, [row.topic_id.as_str()])?
+        .remove(&row.topic_id)
+        .ok_or_else(|| {
+            DbError::corrupt(
+                "topic_comments.topic_id",
+                format!("no topic {}", row.topic_id),
+            )
+        })?;
+    Ok(TopicCommentView {
+        comment: row.into_domain()?,
+        author,
+        topic,
+    })
+}
+
+/// The team's comment as it is once its topic is locked (every writer of a topic's comments
+/// locks the topic first): `None` when it, or its topic, is gone.
+fn locked_comment(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<CommentRow>> {
+    let Some(found) = comment_row(conn, team, id)? else {
+        return Ok(None);
+    };
+    if lock_topic(conn, team, &found.topic_id, Lock::Update)?.is_none() {
+        return Ok(None);
+    }
+    comment_row(conn, team, id)
+}
+
+/// Whether any comment answers `id` (by the `parent_id` index).
+fn answered(conn: &mut DbConnection, id: &str) -> DbResult<bool> {
+    Ok(topic_comments::table
+        .filter(topic_comments::parent_id.eq(id))
+        .select(topic_comments::id)
+        .first::<String>(conn)
+        .optional()?
+        .is_some())
 }
 
 /// How a topic is looked up.
@@ -466,6 +527,20 @@ impl TopicStore for DieselStore {
                 if lock_topic(conn, &row.team_id, &row.topic_id, Lock::Update)?.is_none() {
                     return Ok(false);
                 }
+                // A reply needs its parent, on the same topic and not deleted, as it is now
+                // (a moderator may have removed it since the use case read it).
+                if let Some(parent) = &row.parent_id {
+                    let live = topic_comments::table
+                        .filter(topic_comments::id.eq(parent))
+                        .filter(topic_comments::topic_id.eq(&row.topic_id))
+                        .filter(topic_comments::deleted_at.is_null())
+                        .select(topic_comments::id)
+                        .get_result::<String>(conn)
+                        .optional()?;
+                    if live.is_none() {
+                        return Ok(false);
+                    }
+                }
                 diesel::insert_into(topic_comments::table)
                     .values(&row)
                     .execute(conn)?;
@@ -501,6 +576,106 @@ impl TopicStore for DieselStore {
                 .optional()?
                 .map(CommentRow::into_domain)
                 .transpose()
+        })
+        .await
+    }
+
+    async fn topic_comment_view(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+    ) -> StoreResult<Option<TopicCommentView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run_read(move |conn| match comment_row(conn, &team, &id)? {
+            Some(row) => Ok(Some(comment_view(conn, &team, row)?)),
+            None => Ok(None),
+        })
+        .await
+    }
+
+    async fn edit_topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+        edit: Edit<TopicCommentView>,
+    ) -> StoreResult<Edited<TopicCommentView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.edit(
+            edit,
+            move |conn| match locked_comment(conn, &team, &id)? {
+                Some(row) => Ok(Some(comment_view(conn, &team, row)?)),
+                None => Ok(None),
+            },
+            |conn, _, after| {
+                let c = &after.comment;
+                diesel::update(
+                    topic_comments::table
+                        .filter(topic_comments::id.eq(c.id.to_string()))
+                        .filter(topic_comments::team_id.eq(c.team_id.to_string())),
+                )
+                .set((
+                    topic_comments::text.eq(&c.text),
+                    topic_comments::updated_at.eq(to_db_time(c.updated_at)),
+                    topic_comments::deleted_at.eq(c.deleted_at.map(to_db_time)),
+                ))
+                .execute(conn)
+                .map_err(DbError::from)?;
+                Ok(())
+            },
+        )
+        .await
+    }
+
+    async fn delete_topic_comment(
+        &self,
+        team: TeamId,
+        id: TopicCommentId,
+        now: Timestamp,
+        events: RemovalEvents<TopicCommentView>,
+    ) -> StoreResult<Option<TopicCommentView>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        self.run(move |conn| {
+            write_tx(conn, |conn| {
+                let Some(row) = locked_comment(conn, &team, &id)? else {
+                    return Ok(None);
+                };
+                let topic = row.topic_id.clone();
+                let view = comment_view(conn, &team, row)?;
+                if view.comment.is_deleted() {
+                    return Ok(None);
+                }
+                match TopicComment::removal(answered(conn, &id)?) {
+                    Removal::Tombstone => {
+                        let mut tombstone = view.comment.clone();
+                        tombstone.tombstone(now);
+                        diesel::update(topic_comments::table.find(&id))
+                            .set((
+                                topic_comments::text.eq(&tombstone.text),
+                                topic_comments::updated_at.eq(to_db_time(tombstone.updated_at)),
+                                topic_comments::deleted_at.eq(tombstone.deleted_at.map(to_db_time)),
+                            ))
+                            .execute(conn)?;
+                    }
+                    Removal::Remove => {
+                        diesel::delete(topic_comments::table.find(&id)).execute(conn)?;
+                        // Each tombstone above it left without replies goes too.
+                        let mut parent = view.comment.parent_id.map(|p| p.to_string());
+                        while let Some(above) = parent {
+                            let Some(row) = comment_row(conn, &team, &above)? else {
+                                break;
+                            };
+                            if row.deleted_at.is_none() || answered(conn, &above)? {
+                                break;
+                            }
+                            diesel::delete(topic_comments::table.find(&above)).execute(conn)?;
+                            parent = row.parent_id;
+                        }
+                    }
+                }
+                add_to_count(conn, COMMENTS, &topic, -1)?;
+                insert_events(conn, &events(&view))?;
+                Ok(Some(view))
+            })
         })
         .await
     }

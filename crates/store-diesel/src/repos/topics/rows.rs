@@ -166,6 +166,7 @@ pub(super) struct CommentRow {
     pub(super) source: String,
     pub(super) created_at: PrimitiveDateTime,
     pub(super) updated_at: PrimitiveDateTime,
+    pub(super) deleted_at: Option<PrimitiveDateTime>,
 }
 
 impl CommentRow {
@@ -181,6 +182,7 @@ impl CommentRow {
             source: c.source.as_str().to_owned(),
             created_at: to_db_time(c.created_at),
             updated_at: to_db_time(c.updated_at),
+            deleted_at: c.deleted_at.map(to_db_time),
         }
     }
 
@@ -200,6 +202,7 @@ impl CommentRow {
                 .map_err(|e| DbError::corrupt("topic_comments.source", e))?,
             created_at: from_db_time(self.created_at),
             updated_at: from_db_time(self.updated_at),
+            deleted_at: self.deleted_at.map(from_db_time),
         })
     }
 }

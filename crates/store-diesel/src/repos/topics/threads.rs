@@ -27,7 +27,7 @@ use crate::{
 
 /// Every column of `topic_comments`, named as `CommentRow` reads them.
 const COLUMNS: &str = "c.id, c.team_id, c.topic_id, c.creator_id, c.parent_id, c.root_id, \
-    c.text, c.source, c.created_at, c.updated_at";
+    c.text, c.source, c.created_at, c.updated_at, c.deleted_at";
 
 pub(super) fn threads(
     conn: &mut DbConnection,
