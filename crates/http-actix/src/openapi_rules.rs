@@ -50,9 +50,15 @@ pub fn apply(doc: &mut Value) {
                 one_of_two(schema, first, second, choice);
             }
         }
-        // `feedback-comments.create`: `give subscriberId or email, not both`.
-        if let Some(comment) = schemas.get_mut("TeamCommentParams") {
-            at_most_one(comment, "subscriberId", "email");
+        // On behalf of a subscriber: `give subscriberId or email, not both`.
+        for name in [
+            "TeamCommentParams",
+            "OnBehalfVoteParams",
+            "TopicOnBehalfVoteParams",
+        ] {
+            if let Some(params) = schemas.get_mut(name) {
+                at_most_one(params, "subscriberId", "email");
+            }
         }
         // Feedback lists take statuses by name.
         if let Some(statuses) = schemas
