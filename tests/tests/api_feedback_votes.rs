@@ -25,6 +25,7 @@ engine_tests!(
     unvote_on_behalf_is_idempotent_and_creates_nobody,
     the_team_votes_on_any_of_its_items_and_on_no_other_teams,
     on_behalf_votes_check_their_input_and_change_nothing,
+    concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote,
 );
 
 async fn vote(app: &TestApp, token: &str, f: &Value) -> Reply {
@@ -830,4 +831,27 @@ async fn on_behalf_votes_check_their_input_and_change_nothing(app: TestApp) {
     assert_eq!(subscriber_total(&app).await, subscribers);
     assert_eq!(app.events().await.len(), events);
     assert_eq!(votes_count(&app, &f).await, 0);
+}
+
+async fn concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote(app: TestApp) {
+    let f = app.feedback(json!({"title": "Rush"})).await;
+    let subscribers = subscriber_total(&app).await;
+    let at_once =
+        join_all((0..6).map(|_| vote_for(&app, &f, json!({"email": "rush@example.com"})))).await;
+    let won: Vec<&Reply> = at_once.iter().filter(|r| r.status == 200).collect();
+    assert_eq!(
+        won.len(),
+        1,
+        "{:?}",
+        at_once.iter().map(|r| &r.body).collect::<Vec<_>>()
+    );
+    for reply in at_once.iter().filter(|r| r.status != 200) {
+        reply.assert_error(
+            409,
+            "You have already voted on this feedback; delete the vote first",
+        );
+    }
+    assert_eq!(subscriber_total(&app).await, subscribers + 1);
+    assert_eq!(votes_count(&app, &f).await, 1);
+    assert_eq!(app.events_of("new_feedback_vote").await.len(), 1);
 }
