@@ -87,10 +87,12 @@ const COLUMNS: [Credential; 12] = [
 /// naming A's objects get 404 (decisions §5), except where the interface answers a miss
 /// without an error (`topics.info` → `data: null`, `topic-comments.list` → `[]`) and where an
 /// id only filters a list (`boardId`, a subscription's `id`: an empty page, docs/decisions.md
-/// "Tags"). The topic-vote operations answer any caller without a valid subscriber token
-/// `Bad request` (interface §7); `topics.create` keeps that body for a key while anonymous
-/// creation is off (both teams allow it here) and answers no credential 401 like every
-/// operation (docs/decisions.md "Authorization matrix").
+/// "Tags"). The public topic-vote operations answer any caller without a valid subscriber
+/// token `Bad request` (interface §7); `topics.create` keeps that body for a key while
+/// anonymous creation is off (both teams allow it here) and answers no credential 401 like
+/// every operation (docs/decisions.md "Authorization matrix"). The team's votes on behalf of a
+/// subscriber (`feedbacks.vote|unvote`, `topics.vote|unvote`) are changes like any other: any
+/// role, not a read-only key.
 #[rustfmt::skip]
 const MATRIX: &[(&str, &str)] = &[
     //                                       - O M R B S T U X N W D
@@ -133,6 +135,8 @@ const MATRIX: &[(&str, &str)] = &[
     ("public/feedback-votes.create",        "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("public/feedback-votes.delete",        "1 1 1 1 1 2 2 4 e 1 1 1"),
     ("public/feedback-votes.info",          "1 2 2 2 4 2 2 4 e 1 1 1"),
+    ("feedbacks.vote",                      "1 2 2 3 4 1 1 1 e 1 1 1"),
+    ("feedbacks.unvote",                    "1 2 2 3 4 1 1 1 e 1 1 1"),
     ("roadmaps.create",                     "1 2 3 3 2 1 1 1 e 1 1 1"),
     ("roadmaps.list",                       "1 2 2 2 2 1 1 1 e 1 1 1"),
     ("roadmaps.info",                       "1 2 2 2 4 1 1 1 e 1 1 1"),
@@ -159,6 +163,8 @@ const MATRIX: &[(&str, &str)] = &[
     ("public/topic-votes.create",           "b b b b b 2 2 4 e b b b"),
     ("public/topic-votes.delete",           "b b b b b 2 2 4 e b b b"),
     ("public/topic-votes.info",             "1 2 2 2 4 2 2 4 e 1 1 1"),
+    ("topics.vote",                         "1 2 2 3 4 1 1 1 e 1 1 1"),
+    ("topics.unvote",                       "1 2 2 3 4 1 1 1 e 1 1 1"),
     ("automation.subscribe",                "1 2 3 3 2 1 1 1 e 1 1 1"),
     ("automation.unsubscribe",              "1 2 3 3 4 1 1 1 e 1 1 1"),
     ("zapier.subscribe",                    "1 2 3 3 2 1 1 1 e 1 1 1"),
@@ -645,6 +651,18 @@ async fn body_for(app: &TestApp, w: &World, op: &str, n: usize) -> Value {
             .await;
             json!({"feedbackId": id})
         }
+        // On behalf of Bob: a fresh item each, since a second vote is a conflict.
+        "feedbacks.vote" => {
+            json!({"feedbackId": fresh_feedback(app, w, n).await, "subscriberId": w.bob["id"]})
+        }
+        "feedbacks.unvote" => {
+            // An item the team voted on for Bob, so a cell really removes a vote; by e-mail and
+            // with Userorbit's `id` for the item.
+            let id = fresh_feedback(app, w, n).await;
+            let body = json!({"feedbackId": id, "subscriberId": w.bob["id"]});
+            data(app, "feedbacks.vote", key, body).await;
+            json!({"id": id, "email": "bob@alpha.example"})
+        }
         "roadmaps.create" => json!({"name": format!("Roadmap {n}")}),
         "roadmaps.info" => json!({"id": w.roadmap["id"]}),
         "roadmaps.update" => json!({"id": w.roadmap["id"], "description": format!("{n}")}),
@@ -694,6 +712,17 @@ async fn body_for(app: &TestApp, w: &World, op: &str, n: usize) -> Value {
             let ann = w.token(SubscriberA);
             data(app, "public/topic-votes.create", ann, json!({"id": id})).await;
             json!({"id": id})
+        }
+        "topics.vote" => json!({
+            "id": fresh_topic(app, w, n).await,
+            "email": format!("voter{n}@alpha.example"),
+            "name": "Voter",
+        }),
+        "topics.unvote" => {
+            let id = fresh_topic(app, w, n).await;
+            let body = json!({"id": id, "subscriberId": w.bob["id"]});
+            data(app, "topics.vote", key, body).await;
+            json!({"topicId": id, "subscriberId": w.bob["id"]})
         }
         "automation.subscribe" | "zapier.subscribe" => {
             json!({"target_url": w.receiver_url, "event": "topic-votes.create"})

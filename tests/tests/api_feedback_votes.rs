@@ -1,12 +1,14 @@
 //! Votes on feedback: `public/feedback-votes.create|delete|info` (interface §2 Feedback vote,
-//! §4; decisions §4, §6), and the feedback lists that order by them: `feedbacks.list` and
+//! §4; decisions §4, §6), the team's `feedbacks.vote|unvote` on behalf of a subscriber (issue
+//! 18), and the feedback lists that order by them: `feedbacks.list` and
 //! `public/feedbacks.list` with their sorts, filters and pages.
 
 use std::collections::BTreeSet;
 
 use futures_util::future::join_all;
 use serde_json::{json, Value};
-use sounding_tests::{engine_tests, harness::OWNER_EMAIL, Reply, TestApp};
+use sounding_domain::access::Role;
+use sounding_tests::{client::field_names, engine_tests, harness::OWNER_EMAIL, Reply, TestApp};
 
 engine_tests!(
     fifty_subscribers_vote_at_once_and_every_vote_counts,
@@ -18,6 +20,12 @@ engine_tests!(
     list_filters_and_pages,
     the_public_list_shows_only_published_public_feedback,
     only_team_members_vote_on_a_private_board_and_nobody_on_unpublished_feedback,
+    the_team_votes_for_a_subscriber_by_id_by_email_or_as_its_own_user,
+    a_vote_on_behalf_is_the_subscribers_own_one_vote,
+    unvote_on_behalf_is_idempotent_and_creates_nobody,
+    the_team_votes_on_any_of_its_items_and_on_no_other_teams,
+    on_behalf_votes_check_their_input_and_change_nothing,
+    concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote,
 );
 
 async fn vote(app: &TestApp, token: &str, f: &Value) -> Reply {
@@ -519,5 +527,331 @@ async fn only_team_members_vote_on_a_private_board_and_nobody_on_unpublished_fee
             .assert_error(404, "Feedback not found");
     }
     assert_eq!(votes_count(&app, &waiting).await, 0);
+    assert_eq!(app.events_of("new_feedback_vote").await.len(), 1);
+}
+
+/// `feedbacks.vote` with the owner key; `who` names the voter (`subscriberId`, `email`…).
+async fn vote_for(app: &TestApp, f: &Value, who: Value) -> Reply {
+    let mut body = who;
+    body["feedbackId"] = f["id"].clone();
+    app.team("feedbacks.vote", body).await
+}
+
+async fn unvote_for(app: &TestApp, f: &Value, who: Value) -> Reply {
+    let mut body = who;
+    body["feedbackId"] = f["id"].clone();
+    app.team("feedbacks.unvote", body).await
+}
+
+/// How many subscribers the team has (`subscribers.list`).
+async fn subscriber_total(app: &TestApp) -> i64 {
+    app.team("subscribers.list", json!({})).await.total()
+}
+
+async fn the_team_votes_for_a_subscriber_by_id_by_email_or_as_its_own_user(app: TestApp) {
+    let f = app
+        .feedback(json!({"title": "Asked for by customers"}))
+        .await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+
+    let by_id = vote_for(&app, &f, json!({"subscriberId": ann["id"]})).await;
+    assert_eq!(by_id.status, 200, "{}", by_id.body);
+    assert_eq!(
+        field_names(&by_id.body),
+        BTreeSet::from(["data", "totalVotes"])
+    );
+    assert_eq!(by_id.body["totalVotes"], 1);
+    let data = by_id.ok();
+    assert_eq!(
+        field_names(data),
+        BTreeSet::from(["createdAt", "feedbackId", "id", "subscriberId"])
+    );
+    assert_eq!(
+        (&data["feedbackId"], &data["subscriberId"]),
+        (&f["id"], &ann["id"])
+    );
+    // The vote is Ann's own: her token sees it.
+    assert_eq!(
+        vote_info(&app, &ann_token, &f).await,
+        json!({"count": 1, "feedbackId": f["id"], "hasVoted": true, "voteId": data["id"]})
+    );
+
+    // By e-mail, under Userorbit's `id` for the item: a subscriber is created as identify does.
+    let before = subscriber_total(&app).await;
+    let by_email = app
+        .team(
+            "feedbacks.vote",
+            json!({"id": f["id"], "email": " New.Voter@Example.com ", "name": "Nora Voter"}),
+        )
+        .await;
+    assert_eq!(by_email.body["totalVotes"], 2);
+    let nora = by_email.ok()["subscriberId"].clone();
+    assert_eq!(subscriber_total(&app).await, before + 1);
+    assert_eq!(
+        app.stored_subscriber(&nora).await,
+        (
+            "Nora Voter".to_owned(),
+            Some("new.voter@example.com".to_owned())
+        )
+    );
+    let info = app.team("subscribers.info", json!({"id": nora})).await;
+    assert_eq!(info.ok()["source"], "api");
+    // Identify finds the same subscriber again.
+    let (again, _) = app.identify("new.voter@example.com").await;
+    assert_eq!(again["id"], nora);
+
+    // Neither: the key's user's subscriber, as team `feedbacks.create` does.
+    let own = vote_for(&app, &f, json!({})).await;
+    assert_eq!(own.body["totalVotes"], 3);
+    let (_, own_email) = app.stored_subscriber(&own.ok()["subscriberId"]).await;
+    assert_eq!(own_email.as_deref(), Some(OWNER_EMAIL));
+
+    assert_eq!(votes_count(&app, &f).await, 3);
+    // One new_feedback_vote each, as a public vote's plus `onBehalf: true`.
+    let events = app.events_of("new_feedback_vote").await;
+    assert_eq!(events.len(), 3);
+    for (event, reply) in events.iter().zip([&by_id, &by_email, &own]) {
+        let vote = reply.ok();
+        assert_eq!(event["onBehalf"], true);
+        assert_eq!(event["voteId"], vote["id"]);
+        assert_eq!(event["subscriberId"], vote["subscriberId"]);
+        assert_eq!(event["feedbackId"], f["id"]);
+        assert_eq!(event["teamId"], app.team_id);
+        assert_eq!(&event["data"], vote);
+    }
+    // A subscriber's own vote says it is not on behalf.
+    let (_, bea) = app.identify("bea@example.com").await;
+    vote(&app, &bea, &f).await.ok();
+    let events = app.events_of("new_feedback_vote").await;
+    assert_eq!(events[3]["onBehalf"], false);
+}
+
+async fn a_vote_on_behalf_is_the_subscribers_own_one_vote(app: TestApp) {
+    let f = app.feedback(json!({"title": "Once each"})).await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    vote(&app, &ann_token, &f).await.ok();
+    let events = app.events().await.len();
+    // The team cannot add a second vote for her, by id or by e-mail (any case)…
+    for who in [
+        json!({"subscriberId": ann["id"]}),
+        json!({"email": "ANN@example.com"}),
+    ] {
+        vote_for(&app, &f, who).await.assert_error(
+            409,
+            "You have already voted on this feedback; delete the vote first",
+        );
+    }
+    // …and a vote the team cast for Bob is his: his own second vote is refused.
+    let (bob, bob_token) = app.identify("bob@example.com").await;
+    assert_eq!(
+        vote_for(&app, &f, json!({"subscriberId": bob["id"]}))
+            .await
+            .body["totalVotes"],
+        2
+    );
+    vote(&app, &bob_token, &f).await.assert_error(
+        409,
+        "You have already voted on this feedback; delete the vote first",
+    );
+    assert_eq!(votes_count(&app, &f).await, 2);
+    assert_eq!(app.events().await.len(), events + 1);
+    // Bob takes back the vote the team cast for him.
+    assert_eq!(unvote(&app, &bob_token, &f).await.body["totalVotes"], 1);
+}
+
+async fn unvote_on_behalf_is_idempotent_and_creates_nobody(app: TestApp) {
+    let f = app.feedback(json!({"title": "Changed my mind"})).await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    let (_, bob_token) = app.identify("bob@example.com").await;
+    vote(&app, &bob_token, &f).await.ok();
+    vote_for(&app, &f, json!({"subscriberId": ann["id"]}))
+        .await
+        .ok();
+    let events = app.events().await.len();
+    for _ in 0..2 {
+        let reply = unvote_for(&app, &f, json!({"email": "ann@example.com"})).await;
+        reply.assert_body(200, json!({"success": true, "totalVotes": 1}));
+    }
+    assert_eq!(vote_info(&app, &ann_token, &f).await["hasVoted"], false);
+    // A vote Bob cast himself, taken back by the team (Userorbit's `id` for the item).
+    let reply = app
+        .team(
+            "feedbacks.unvote",
+            json!({"id": f["id"], "email": "bob@example.com"}),
+        )
+        .await;
+    reply.assert_body(200, json!({"success": true, "totalVotes": 0}));
+    // Nobody not yet known is created to take back a vote they cannot have.
+    let subscribers = subscriber_total(&app).await;
+    for who in [json!({"email": "stranger@example.com"}), json!({})] {
+        let reply = unvote_for(&app, &f, who).await;
+        reply.assert_body(200, json!({"success": true, "totalVotes": 0}));
+    }
+    assert_eq!(subscriber_total(&app).await, subscribers);
+    // Removing a vote emits nothing.
+    assert_eq!(app.events().await.len(), events);
+    assert_eq!(votes_count(&app, &f).await, 0);
+}
+
+async fn the_team_votes_on_any_of_its_items_and_on_no_other_teams(app: TestApp) {
+    let private = app
+        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
+        .await;
+    let moderated = app
+        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
+        .await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    let hidden = app
+        .feedback(json!({"title": "Internal", "boardId": private["id"]}))
+        .await;
+    let waiting = app
+        .public_feedback(
+            &ann_token,
+            json!({"title": "Awaiting moderation", "boardId": moderated["id"]}),
+        )
+        .await;
+    assert_eq!(waiting["publishedAt"], Value::Null);
+    let archived = app.feedback(json!({"title": "Old"})).await;
+    app.team("feedbacks.archive", json!({"id": archived["id"]}))
+        .await
+        .ok();
+    // The team reads all of them, so it may vote on each for Ann — though she could not
+    // have voted on the private one herself.
+    for f in [&hidden, &waiting, &archived] {
+        let reply = vote_for(&app, f, json!({"subscriberId": ann["id"]})).await;
+        assert_eq!(reply.body["totalVotes"], 1, "{}", f["title"]);
+        assert_eq!(votes_count(&app, f).await, 1);
+        let reply = unvote_for(&app, f, json!({"subscriberId": ann["id"]})).await;
+        reply.assert_body(200, json!({"success": true, "totalVotes": 0}));
+    }
+
+    // Another team's item, or one that does not exist, is not found; no subscriber is created
+    // for the e-mail in either team.
+    let (_, b_key) = app.other_team("beta").await;
+    let b_feedback = app
+        .call(
+            "feedbacks.create",
+            Some(&b_key),
+            json!({"title": "Beta item"}),
+        )
+        .await
+        .ok()
+        .clone();
+    let b_subscribers = || async {
+        app.call("subscribers.list", Some(&b_key), json!({}))
+            .await
+            .total()
+    };
+    let b_before = b_subscribers().await;
+    let subscribers = subscriber_total(&app).await;
+    let events = app.events().await.len();
+    let missing = json!({"id": "00000000-0000-4000-8000-000000000000"});
+    for f in [&b_feedback, &missing] {
+        for op in ["feedbacks.vote", "feedbacks.unvote"] {
+            let body = json!({"feedbackId": f["id"], "email": "newcomer@example.com"});
+            app.team(op, body)
+                .await
+                .assert_error(404, "Feedback not found");
+        }
+    }
+    // Team B cannot vote for team A's subscriber either.
+    let body = json!({"feedbackId": b_feedback["id"], "subscriberId": ann["id"]});
+    app.call("feedbacks.vote", Some(&b_key), body)
+        .await
+        .assert_error(404, "Subscriber not found");
+    assert_eq!(subscriber_total(&app).await, subscribers);
+    assert_eq!(app.events().await.len(), events);
+    assert_eq!(b_subscribers().await, b_before);
+}
+
+async fn on_behalf_votes_check_their_input_and_change_nothing(app: TestApp) {
+    let f = app.feedback(json!({"title": "Careful"})).await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    let (gone, _) = app.identify("gone@example.com").await;
+    app.team("subscribers.delete", json!({"id": gone["id"]}))
+        .await
+        .ok();
+    let subscribers = subscriber_total(&app).await;
+    let events = app.events().await.len();
+    let (read_only, _) = app.key_with(Role::Owner, true).await;
+    for op in ["feedbacks.vote", "feedbacks.unvote"] {
+        let cases = [
+            (
+                json!({"feedbackId": f["id"], "subscriberId": ann["id"], "email": "ann@example.com"}),
+                400,
+                "give subscriberId or email, not both",
+            ),
+            (
+                json!({"feedbackId": f["id"], "subscriberId": "ann"}),
+                400,
+                "subscriberId must be a UUID",
+            ),
+            (
+                json!({"feedbackId": f["id"], "email": "not-an-address"}),
+                400,
+                "email must be a valid e-mail address",
+            ),
+            (
+                json!({"subscriberId": ann["id"]}),
+                400,
+                "feedbackId is required",
+            ),
+            (
+                json!({"feedbackId": "nope", "subscriberId": ann["id"]}),
+                400,
+                "feedbackId must be a UUID",
+            ),
+            (
+                json!({"feedbackId": f["id"], "subscriberId": "00000000-0000-4000-8000-000000000000"}),
+                404,
+                "Subscriber not found",
+            ),
+            // A deleted subscriber is gone.
+            (
+                json!({"feedbackId": f["id"], "subscriberId": gone["id"]}),
+                404,
+                "Subscriber not found",
+            ),
+        ];
+        for (body, status, message) in cases {
+            app.team(op, body).await.assert_error(status, message);
+        }
+        app.call(
+            op,
+            Some(&read_only),
+            json!({"feedbackId": f["id"], "subscriberId": ann["id"]}),
+        )
+        .await
+        .assert_error(403, "This API key is read-only");
+        // A subscriber token is the wrong credential.
+        app.call(op, Some(&ann_token), json!({"feedbackId": f["id"]}))
+            .await
+            .assert_error(401, "Authentication required");
+    }
+    assert_eq!(subscriber_total(&app).await, subscribers);
+    assert_eq!(app.events().await.len(), events);
+    assert_eq!(votes_count(&app, &f).await, 0);
+}
+
+async fn concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote(app: TestApp) {
+    let f = app.feedback(json!({"title": "Rush"})).await;
+    let subscribers = subscriber_total(&app).await;
+    let at_once =
+        join_all((0..6).map(|_| vote_for(&app, &f, json!({"email": "rush@example.com"})))).await;
+    let won: Vec<&Reply> = at_once.iter().filter(|r| r.status == 200).collect();
+    assert_eq!(
+        won.len(),
+        1,
+        "{:?}",
+        at_once.iter().map(|r| &r.body).collect::<Vec<_>>()
+    );
+    for reply in at_once.iter().filter(|r| r.status != 200) {
+        reply.assert_error(
+            409,
+            "You have already voted on this feedback; delete the vote first",
+        );
+    }
+    assert_eq!(subscriber_total(&app).await, subscribers + 1);
+    assert_eq!(votes_count(&app, &f).await, 1);
     assert_eq!(app.events_of("new_feedback_vote").await.len(), 1);
 }

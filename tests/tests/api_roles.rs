@@ -215,6 +215,8 @@ fn mutations(w: &World) -> Vec<(&'static str, Value, Refusal)> {
         ("public/feedback-comments.create", json!({"feedbackId": f, "text": "Nope"}), SubscribersOnly),
         ("public/feedback-votes.create", json!({"feedbackId": f}), SubscribersOnly),
         ("public/feedback-votes.delete", json!({"feedbackId": f}), SubscribersOnly),
+        ("feedbacks.vote", json!({"feedbackId": f, "subscriberId": w.subscriber["id"]}), ReadOnly),
+        ("feedbacks.unvote", json!({"feedbackId": f, "subscriberId": w.subscriber["id"]}), ReadOnly),
         ("topics.update", json!({"id": t, "title": "Nope"}), ReadOnly),
         ("topics.delete", json!({"id": t}), ReadOnly),
         (
@@ -227,6 +229,8 @@ fn mutations(w: &World) -> Vec<(&'static str, Value, Refusal)> {
         ("public/topic-comments.create", json!({"id": t, "text": "Nope"}), SubscribersOnly),
         ("public/topic-votes.create", json!({"id": t}), BadRequest),
         ("public/topic-votes.delete", json!({"id": t}), BadRequest),
+        ("topics.vote", json!({"id": t, "email": "new@example.com"}), ReadOnly),
+        ("topics.unvote", json!({"id": t, "subscriberId": w.subscriber["id"]}), ReadOnly),
         ("subscribers.update", json!({"id": w.subscriber["id"], "name": "Nope"}), ReadOnly),
         ("subscribers.delete", json!({"id": w.subscriber["id"]}), ReadOnly),
         ("feedbacks.export", json!({}), ReadOnly),

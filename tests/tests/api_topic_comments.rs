@@ -1,7 +1,7 @@
 //! Comments and votes on topics: `public/topic-comments.create|list`, the team's moderation
-//! `topic-comments.list|update|delete`, `public/topic-votes.create|delete|info`, and the topic
-//! counts they keep (interface §2 Topic
-//! comment, Topic vote, §4, §6, §7; decisions §4, §6, §7).
+//! `topic-comments.list|update|delete`, `public/topic-votes.create|delete|info` and the team's
+//! `topics.vote|unvote` on behalf of a subscriber (issue 18), and the topic counts they keep
+//! (interface §2 Topic comment, Topic vote, §4, §6, §7; decisions §4, §6, §7).
 
 use std::collections::BTreeSet;
 
@@ -28,6 +28,8 @@ engine_tests!(
     the_team_lists_threads_of_every_topic_it_has,
     the_team_edits_a_comments_text,
     deleting_a_comment_with_replies_leaves_a_tombstone_until_they_go,
+    the_team_votes_on_topics_for_its_subscribers,
+    topic_votes_on_behalf_reach_every_topic_of_the_team_and_check_their_input,
 );
 
 fn names(list: &str) -> BTreeSet<&str> {
@@ -683,4 +685,229 @@ async fn deleting_a_comment_with_replies_leaves_a_tombstone_until_they_go(app: T
     assert_eq!(listed.ok(), &json!([thread(&lone, &[])]));
     assert_eq!(listed.total(), 1);
     assert_eq!(app.events_of("topic-comments.delete").await.len(), 3);
+}
+
+/// `topics.vote` or `topics.unvote` with the owner key on `topic`; `who` names the voter.
+async fn for_subscriber(app: &TestApp, op: &str, topic: &Value, who: Value) -> Reply {
+    let mut body = who;
+    body["id"] = topic["id"].clone();
+    app.team(op, body).await
+}
+
+async fn the_team_votes_on_topics_for_its_subscribers(app: TestApp) {
+    let (_, topic, author) = setup(&app).await;
+    let (ann, ann_token) = app.identify("ann@example.com").await;
+    let by_id = for_subscriber(
+        &app,
+        "topics.vote",
+        &topic,
+        json!({"subscriberId": ann["id"]}),
+    )
+    .await;
+    assert_eq!(field_names(&by_id.body), BTreeSet::from(["data"]));
+    let ann_vote = by_id.ok().clone();
+    assert_eq!(
+        field_names(&ann_vote),
+        names("id topicId creatorId createdAt")
+    );
+    assert_eq!(
+        (&ann_vote["topicId"], &ann_vote["creatorId"]),
+        (&topic["id"], &ann["id"])
+    );
+    // It is Ann's own vote: her token sees it and cannot vote again, nor can the team.
+    let voted = json!({"count": 1, "isSubscriberVoted": true});
+    assert_eq!(vote_info(&app, &ann_token, &topic).await, voted);
+    let events = app.events().await.len();
+    vote(&app, Some(&ann_token), &topic)
+        .await
+        .assert_body(409, json!({"error": "Duplicate vote"}));
+    for who in [
+        json!({"subscriberId": ann["id"]}),
+        json!({"email": "Ann@Example.com"}),
+    ] {
+        let again = for_subscriber(&app, "topics.vote", &topic, who).await;
+        again.assert_body(409, json!({"error": "Duplicate vote"}));
+    }
+    assert_eq!(app.events().await.len(), events);
+    // And the other way round: the author voted; the team cannot vote for them again.
+    vote(&app, Some(&author), &topic).await.ok();
+    let again = for_subscriber(
+        &app,
+        "topics.vote",
+        &topic,
+        json!({"email": "author@example.com"}),
+    );
+    again
+        .await
+        .assert_body(409, json!({"error": "Duplicate vote"}));
+
+    // By e-mail, with Userorbit's `topicId`: created as identify does.
+    let body = json!({"topicId": topic["id"], "email": "nora@example.com", "name": "Nora"});
+    let by_email = app.team("topics.vote", body).await.ok().clone();
+    assert_eq!(
+        app.stored_subscriber(&by_email["creatorId"]).await,
+        ("Nora".to_owned(), Some("nora@example.com".to_owned()))
+    );
+    // Neither: the key's user.
+    let own = for_subscriber(&app, "topics.vote", &topic, json!({}))
+        .await
+        .ok()
+        .clone();
+    let (_, email) = app.stored_subscriber(&own["creatorId"]).await;
+    assert_eq!(email.as_deref(), Some(OWNER_EMAIL));
+    assert_eq!(topic_info(&app, &topic).await["voteCount"], 4);
+
+    let announced = app.events_of("topic-votes.create").await;
+    let on_behalf: Vec<(&Value, &Value)> = announced
+        .iter()
+        .map(|e| (&e["data"]["id"], &e["onBehalf"]))
+        .collect();
+    assert_eq!(
+        on_behalf,
+        vec![
+            (&ann_vote["id"], &json!(true)),
+            (&announced[1]["data"]["id"], &json!(false)),
+            (&by_email["id"], &json!(true)),
+            (&own["id"], &json!(true)),
+        ]
+    );
+    assert_eq!(announced[0]["subscriberId"], ann["id"]);
+    assert_eq!(announced[0]["data"], ann_vote);
+
+    // Taking votes back: idempotent, `{ok: true}`, and nobody is created for it.
+    let events = app.events().await.len();
+    for _ in 0..2 {
+        let reply = for_subscriber(
+            &app,
+            "topics.unvote",
+            &topic,
+            json!({"email": "ann@example.com"}),
+        );
+        reply.await.assert_body(200, json!({"ok": true}));
+    }
+    let unvoted = json!({"count": 3, "isSubscriberVoted": false});
+    assert_eq!(vote_info(&app, &ann_token, &topic).await, unvoted);
+    let before = app.team("subscribers.list", json!({})).await.total();
+    let reply = for_subscriber(
+        &app,
+        "topics.unvote",
+        &topic,
+        json!({"email": "stranger@example.com"}),
+    );
+    reply.await.assert_body(200, json!({"ok": true}));
+    assert_eq!(
+        app.team("subscribers.list", json!({})).await.total(),
+        before
+    );
+    let body = json!({"topicId": topic["id"], "subscriberId": by_email["creatorId"]});
+    app.team("topics.unvote", body)
+        .await
+        .assert_body(200, json!({"ok": true}));
+    assert_eq!(topic_info(&app, &topic).await["voteCount"], 2);
+    assert_eq!(app.events().await.len(), events);
+}
+
+async fn topic_votes_on_behalf_reach_every_topic_of_the_team_and_check_their_input(app: TestApp) {
+    let (stage, topic, _) = setup(&app).await;
+    let (ann, _) = app.identify("ann@example.com").await;
+    // A topic taken back into moderation and one on a private stage: the team reads both.
+    let (_, other_author) = app.identify("other@example.com").await;
+    let held = app
+        .topic(&other_author, &stage, json!({"title": "Held"}))
+        .await;
+    let body = json!({"id": held["id"], "publish": false});
+    app.team("topics.update", body).await.ok();
+    let secret = json!({"name": "Secret", "meta": {"isPrivate": true}});
+    let secret = app.stage(&json!({"id": stage["roadmapId"]}), secret).await;
+    let hidden = app
+        .topic(&other_author, &stage, json!({"title": "Hidden"}))
+        .await;
+    let body = json!({"id": hidden["id"], "stageId": secret["id"]});
+    app.team("topics.update", body).await.ok();
+    for t in [&held, &hidden] {
+        let who = json!({"subscriberId": ann["id"]});
+        for_subscriber(&app, "topics.vote", t, who.clone())
+            .await
+            .ok();
+        // Counted: `topics.list` shows the team every topic, unpublished too.
+        let listed = app.team_data("topics.list", json!({})).await;
+        let listed = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == t["id"]);
+        assert_eq!(listed.unwrap()["voteCount"], 1, "{}", t["title"]);
+        let reply = for_subscriber(&app, "topics.unvote", t, who).await;
+        reply.assert_body(200, json!({"ok": true}));
+    }
+
+    let (gone, _) = app.identify("gone@example.com").await;
+    app.team("subscribers.delete", json!({"id": gone["id"]}))
+        .await
+        .ok();
+    let (_, b_key) = app.other_team("beta").await;
+    let subscribers = app.team("subscribers.list", json!({})).await.total();
+    let events = app.events().await.len();
+    let (read_only, _) = app
+        .key_with(sounding_domain::access::Role::Owner, true)
+        .await;
+    let missing = json!({"id": "00000000-0000-4000-8000-000000000000"});
+    for op in ["topics.vote", "topics.unvote"] {
+        let t = &topic["id"];
+        let cases = [
+            (
+                json!({"id": t, "subscriberId": ann["id"], "email": "a@example.com"}),
+                400,
+                "give subscriberId or email, not both",
+            ),
+            (
+                json!({"id": t, "subscriberId": "ann"}),
+                400,
+                "subscriberId must be a UUID",
+            ),
+            (
+                json!({"id": t, "email": "nope"}),
+                400,
+                "email must be a valid e-mail address",
+            ),
+            (json!({"subscriberId": ann["id"]}), 400, "id is required"),
+            (
+                json!({"id": "nope", "subscriberId": ann["id"]}),
+                400,
+                "id must be a UUID",
+            ),
+            (
+                json!({"id": t, "subscriberId": missing["id"]}),
+                404,
+                "Subscriber not found",
+            ),
+            (
+                json!({"id": t, "subscriberId": gone["id"]}),
+                404,
+                "Subscriber not found",
+            ),
+            (
+                json!({"id": missing["id"], "email": "new@example.com"}),
+                404,
+                "Topic not found",
+            ),
+        ];
+        for (body, status, message) in cases {
+            let reply = app.team(op, body).await;
+            reply.assert_error(status, message);
+        }
+        // Another team's topic is not found, even for its own key's vote.
+        let body = json!({"id": topic["id"], "email": "new@example.com"});
+        let reply = app.call(op, Some(&b_key), body).await;
+        reply.assert_error(404, "Topic not found");
+        let body = json!({"id": topic["id"], "subscriberId": ann["id"]});
+        let reply = app.call(op, Some(&read_only), body).await;
+        reply.assert_error(403, "This API key is read-only");
+    }
+    assert_eq!(
+        app.team("subscribers.list", json!({})).await.total(),
+        subscribers
+    );
+    assert_eq!(app.events().await.len(), events);
+    assert_eq!(topic_info(&app, &topic).await["voteCount"], 0);
 }

@@ -223,7 +223,8 @@ async fn every_event_arrives_once_signed_with_its_payload(engine: Engine) {
         .await;
     let topic_vote = topic_vote.ok().clone();
 
-    // (event, the ids besides event/teamId/occurredAt, the data as the API returned it).
+    // (event, the ids (and a vote's `onBehalf`) besides event/teamId/occurredAt, the data as
+    // the API returned it).
     let expected: Vec<(&str, Value, &Value)> = vec![
         ("new_feedback", json!({"feedbackId": f["id"]}), &f),
         (
@@ -236,7 +237,7 @@ async fn every_event_arrives_once_signed_with_its_payload(engine: Engine) {
         ("feedbacks.create", json!({"feedbackId": p["id"]}), &p),
         (
             "new_feedback_vote",
-            json!({"feedbackId": p["id"], "voteId": vote["id"], "subscriberId": ann["id"]}),
+            json!({"feedbackId": p["id"], "voteId": vote["id"], "subscriberId": ann["id"], "onBehalf": false}),
             &vote,
         ),
         (
@@ -258,7 +259,7 @@ async fn every_event_arrives_once_signed_with_its_payload(engine: Engine) {
         ),
         (
             "topic-votes.create",
-            json!({"topicId": topic["id"], "voteId": topic_vote["id"], "subscriberId": bob["id"]}),
+            json!({"topicId": topic["id"], "voteId": topic_vote["id"], "subscriberId": bob["id"], "onBehalf": false}),
             &topic_vote,
         ),
     ];

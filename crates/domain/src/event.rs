@@ -113,6 +113,14 @@ impl NewEvent {
         }
     }
 
+    /// The same event with one more top-level field beside the ids (a vote's `onBehalf`).
+    pub fn with_field(mut self, name: &str, value: impl Into<Value>) -> Self {
+        if let Value::Object(body) = &mut self.payload {
+            body.insert(name.into(), value.into());
+        }
+        self
+    }
+
     /// The same event, also notifying followers when it is stored.
     pub fn notifying(mut self, notify: NotifyFollowers) -> Self {
         self.notify = Some(notify);

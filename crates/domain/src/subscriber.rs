@@ -209,6 +209,39 @@ impl Identify {
     }
 }
 
+/// The subscriber a team operation acts for (`feedback-comments.create`,
+/// `feedbacks.vote|unvote`, `topics.vote|unvote`): one of the team's by id, one found (or
+/// created, source `api`) by e-mail as `identify` does, or, when neither is named, the one
+/// standing for the key's user.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OnBehalfOf {
+    Id(SubscriberId),
+    Email(Identify),
+    KeyUser,
+}
+
+impl OnBehalfOf {
+    /// `subscriberId` or `email` (with `name` for a subscriber created for it), not both.
+    pub fn parse(
+        subscriber_id: Option<&str>,
+        email: Option<&str>,
+        name: Option<&str>,
+    ) -> DomainResult<Self> {
+        match (subscriber_id, email) {
+            (Some(_), Some(_)) => Err(DomainError::invalid("give subscriberId or email, not both")),
+            (Some(raw), None) => Ok(Self::Id(SubscriberId::parse("subscriberId", raw)?)),
+            (None, Some(email)) => Ok(Self::Email(Identify::new(
+                Some(email),
+                name,
+                None,
+                None,
+                Some("api"),
+            )?)),
+            (None, None) => Ok(Self::KeyUser),
+        }
+    }
+}
+
 impl Subscriber {
     /// A subscriber created by `identify`.
     pub fn identified(team_id: TeamId, input: &Identify, now: Timestamp) -> Self {
@@ -289,6 +322,39 @@ mod tests {
             assert!(Email::parse(bad).is_err(), "{bad:?} accepted");
         }
         assert!(Email::parse(&format!("{}@x.io", "a".repeat(250))).is_err());
+    }
+
+    #[test]
+    fn on_behalf_of_takes_an_id_or_an_email_never_both() {
+        let id = SubscriberId::new();
+        assert_eq!(
+            OnBehalfOf::parse(Some(&id.to_string()), None, Some("ignored")).unwrap(),
+            OnBehalfOf::Id(id)
+        );
+        let OnBehalfOf::Email(identify) =
+            OnBehalfOf::parse(None, Some(" Ann@X.io "), Some("Ann")).unwrap()
+        else {
+            panic!("an e-mail identifies");
+        };
+        assert_eq!(identify.email.as_str(), "ann@x.io");
+        assert_eq!(identify.name.as_deref(), Some("Ann"));
+        assert_eq!(identify.source, SubscriberSource::Api);
+        assert_eq!(
+            OnBehalfOf::parse(None, None, None).unwrap(),
+            OnBehalfOf::KeyUser
+        );
+        let refused = |id: Option<&str>, email: Option<&str>| {
+            OnBehalfOf::parse(id, email, None).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refused(Some(&id.to_string()), Some("a@x.io")),
+            "give subscriberId or email, not both"
+        );
+        assert_eq!(refused(Some("nope"), None), "subscriberId must be a UUID");
+        assert_eq!(
+            refused(None, Some("nope")),
+            "email must be a valid e-mail address"
+        );
     }
 
     #[test]

@@ -88,6 +88,8 @@ by each server instance.";
         feedback_votes::create,
         feedback_votes::delete,
         feedback_votes::info,
+        feedback_votes::vote,
+        feedback_votes::unvote,
         roadmaps::create,
         roadmaps::list,
         roadmaps::info,
@@ -114,6 +116,8 @@ by each server instance.";
         topic_votes::create,
         topic_votes::delete,
         topic_votes::info,
+        topic_votes::vote,
+        topic_votes::unvote,
         automation::subscribe,
         automation::unsubscribe,
         automation::zapier_subscribe,
@@ -404,7 +408,7 @@ mod tests {
         let value: Value = serde_json::from_str(&openapi_json()).unwrap();
         let paths = value["paths"].as_object().unwrap();
         let operations: Vec<_> = paths.keys().filter(|p| p.starts_with("/v1/")).collect();
-        assert_eq!(operations.len(), 99);
+        assert_eq!(operations.len(), 103);
         for path in operations {
             let op = &paths[path]["post"];
             assert!(

@@ -50,6 +50,8 @@ const ALIASES: &[(&str, &str, &str)] = &[
     ("UpdateStageParams", "title", "name"),
     ("InlineStageParams", "title", "name"),
     ("CreateRoadmapParams", "private", "isPrivate"),
+    ("OnBehalfVoteParams", "id", "feedbackId"),
+    ("TopicOnBehalfVoteParams", "topicId", "id"),
 ];
 
 /// Applies every rule to the whole document.
@@ -68,14 +70,21 @@ pub fn apply(doc: &mut Value) {
                 one_of_two(schema, first, second, choice);
             }
         }
+        // On behalf of a subscriber: `give subscriberId or email, not both`.
+        for name in [
+            "TeamCommentParams",
+            "OnBehalfVoteParams",
+            "TopicOnBehalfVoteParams",
+        ] {
+            if let Some(params) = schemas.get_mut(name) {
+                at_most_one(params, "subscriberId", "email");
+            }
+        }
+        // After the rules above: an alias adds to a schema's `not` instead of replacing it.
         for (name, alias, field) in ALIASES {
             if let Some(schema) = schemas.get_mut(*name) {
                 add_alias(schema, alias, field);
             }
-        }
-        // `feedback-comments.create`: `give subscriberId or email, not both`.
-        if let Some(comment) = schemas.get_mut("TeamCommentParams") {
-            at_most_one(comment, "subscriberId", "email");
         }
         // Feedback lists take statuses by name.
         for list in ["FeedbackListParams", "PublicFeedbackListParams"] {

@@ -21,7 +21,7 @@ pub use update::{update_feedback, update_public_feedback, FeedbackChanges};
 
 use rand::thread_rng;
 use sounding_domain::{
-    access::{Caller, KeyHolder},
+    access::{Caller, KeyHolder, TeamUser},
     board::BoardView,
     event::{EventKind, NewEvent},
     feedback::{BoardRef, FeedbackReach, FeedbackView},
@@ -154,11 +154,7 @@ pub(crate) async fn team_author(
     if let Some(identify) = identify {
         return Ok(store.identify(caller.team_id, &identify, now).await?.0);
     }
-    let users = store.users(caller.team_id).await?;
-    let user = users
-        .iter()
-        .find(|u| u.id == caller.user_id)
-        .ok_or(crate::AuthError::Required)?;
+    let user = key_user(store, caller).await?;
     // An existing subscriber keeps the name they chose.
     if let Some(found) = store
         .subscriber_by_email(caller.team_id, &user.email)
@@ -187,6 +183,16 @@ pub(crate) async fn team_tags(
     }
     tag::sort_tags(&mut found);
     Ok(found)
+}
+
+/// The user the caller's key belongs to.
+pub(crate) async fn key_user(store: &dyn Store, caller: &KeyHolder) -> AppResult<TeamUser> {
+    store
+        .users(caller.team_id)
+        .await?
+        .into_iter()
+        .find(|u| u.id == caller.user_id)
+        .ok_or_else(|| crate::AuthError::Required.into())
 }
 
 /// An event about the item, its payload carrying the item as the API returns it.

@@ -13,17 +13,16 @@ use sounding_domain::{
     },
     page::{PageRequest, Paged},
     ports::{Clock, Store},
-    subscriber::{Identify, Subscriber, SubscriberRef},
-    Entity, FeedbackCommentId, FeedbackId, SubscriberId, Timestamp,
+    subscriber::{OnBehalfOf, Subscriber, SubscriberRef},
+    Entity, FeedbackCommentId, FeedbackId, Timestamp,
 };
 
 use crate::{
     auth::is_team_member,
     error::{AppError, AppResult},
-    feedback::{
-        ensure_feedback_readable, feedback_not_found, readable_feedback, team_author, team_feedback,
-    },
+    feedback::{ensure_feedback_readable, feedback_not_found, readable_feedback, team_feedback},
     notifications::notify,
+    subscribers::subscriber_for,
     wire::{self, CommentJson},
 };
 
@@ -113,34 +112,14 @@ pub async fn create_team_comment(
         (Some(_), _) => return Err(AppError::invalid("type must be one of public, private")),
         (None, flag) => flag.unwrap_or(false),
     };
-    let author_id = input
-        .subscriber_id
-        .as_deref()
-        .map(|raw| SubscriberId::parse("subscriberId", raw))
-        .transpose()?;
-    let identify = match (author_id, input.email.as_deref()) {
-        (Some(_), Some(_)) => {
-            return Err(AppError::invalid("give subscriberId or email, not both"))
-        }
-        (None, Some(email)) => Some(Identify::new(
-            Some(email),
-            input.name.as_deref(),
-            None,
-            None,
-            Some("api"),
-        )?),
-        _ => None,
-    };
+    let who = OnBehalfOf::parse(
+        input.subscriber_id.as_deref(),
+        input.email.as_deref(),
+        input.name.as_deref(),
+    )?;
     let feedback = team_feedback(store, &Caller::Team(caller.clone()), id).await?;
     let now = clock.now();
-    let author = match author_id {
-        // A deleted subscriber writes nothing new.
-        Some(author_id) => store
-            .live_subscriber(caller.team_id, author_id)
-            .await?
-            .ok_or(AppError::not_found(Entity::Subscriber))?,
-        None => team_author(store, caller, identify, now).await?,
-    };
+    let author = subscriber_for(store, caller, who, now).await?;
     insert(store, &feedback, author, text, is_private, now).await
 }
 

@@ -1,17 +1,19 @@
-//! Votes on feedback: `public/feedback-votes.create|delete` (subscriber token) and
+//! Votes on feedback: `public/feedback-votes.create|delete` (subscriber token, for themselves),
+//! `feedbacks.vote|unvote` (team API key, on behalf of a subscriber) and
 //! `public/feedback-votes.info` (either credential). One vote per subscriber per item.
 
 use sounding_domain::{
-    access::{Caller, SubscriberSession},
+    access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState, ALREADY_VOTED},
     ports::{Clock, Store},
-    DomainError, FeedbackId, FeedbackVoteId,
+    DomainError, FeedbackId, FeedbackVoteId, SubscriberId,
 };
 
 use crate::{
     error::{AppError, AppResult},
     feedback::{ensure_feedback_readable, feedback_not_found},
+    subscribers::{existing_subscriber_for, subscriber_for, OnBehalfInput},
     wire::{self, VoteJson},
 };
 
@@ -25,43 +27,27 @@ pub async fn cast_vote(
 ) -> AppResult<(FeedbackVote, i64)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    let now = clock.now();
-    let vote = FeedbackVote {
-        id: FeedbackVoteId::new(),
-        feedback_id: id,
-        subscriber_id: session.subscriber.id,
-        created_at: now,
-    };
-    let event = NewEvent::new(
-        caller.team_id(),
-        EventKind::NewFeedbackVote,
-        now,
-        &[
-            ("feedbackId", id.to_string()),
-            ("voteId", vote.id.to_string()),
-            ("subscriberId", vote.subscriber_id.to_string()),
-        ],
-        wire::to_value(&VoteJson::from(&vote)),
-    );
-    let events = [event];
-    // Most votes are on public items, which the store checks in the vote's transaction. The
-    // rest (an item gone, or one only the team's members may read) take the full check.
-    let mut cast = store
-        .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
-        .await?;
-    if cast.is_none() {
-        ensure_feedback_readable(store, &caller, id).await?;
-        cast = store
-            .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
-            .await?;
-    }
-    match cast {
-        Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
-        Some(VoteOutcome::AlreadyVoted) => Err(AppError::Domain(DomainError::Conflict(
-            ALREADY_VOTED.into(),
-        ))),
-        None => Err(feedback_not_found()),
-    }
+    cast(store, clock, &caller, session.subscriber.id, id).await
+}
+
+/// `feedbacks.vote`: the team casts the vote of one of its subscribers (by id, or by e-mail,
+/// created when new, or the key's user's), on any item of the team, whatever its state. The
+/// same rules and answers as a subscriber's own vote; the event says `onBehalf: true`.
+pub async fn cast_vote_on_behalf(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    holder: &KeyHolder,
+    feedback_id: Option<&str>,
+    voter: OnBehalfInput,
+) -> AppResult<(FeedbackVote, i64)> {
+    holder.require(Need::Write)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
+    let who = voter.parse()?;
+    let caller = Caller::Team(holder.clone());
+    // The item first: a subscriber is created for an e-mail only for a vote that can land.
+    ensure_votable(store, &caller, id).await?;
+    let subscriber = subscriber_for(store, holder, who, clock.now()).await?;
+    cast(store, clock, &caller, subscriber.id, id).await
 }
 
 /// Removes the subscriber's vote if there is one; the count after. Idempotent. An item the
@@ -72,12 +58,119 @@ pub async fn retract_vote(
     feedback_id: Option<&str>,
 ) -> AppResult<i64> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
-    ensure_feedback_readable(store, &Caller::Subscriber(session.clone()), id).await?;
-    let subscriber = &session.subscriber;
-    store
-        .retract_vote(subscriber.team_id, id, subscriber.id)
-        .await?
-        .ok_or_else(feedback_not_found)
+    let caller = Caller::Subscriber(session.clone());
+    ensure_votable(store, &caller, id).await?;
+    retract(store, &caller, Some(session.subscriber.id), id).await
+}
+
+/// `feedbacks.unvote`: removes the vote of the subscriber `voter` names, if any; the count
+/// after. Idempotent; a subscriber not yet known (an e-mail, the key's user) has no vote, and
+/// nothing is created for them.
+pub async fn retract_vote_on_behalf(
+    store: &dyn Store,
+    holder: &KeyHolder,
+    feedback_id: Option<&str>,
+    voter: OnBehalfInput,
+) -> AppResult<i64> {
+    holder.require(Need::Write)?;
+    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
+    let who = voter.parse()?;
+    let caller = Caller::Team(holder.clone());
+    ensure_votable(store, &caller, id).await?;
+    let subscriber = existing_subscriber_for(store, holder, who).await?;
+    retract(store, &caller, subscriber.map(|s| s.id), id).await
+}
+
+/// Whether `caller` may vote on the item, or take a vote back: a subscriber on what they may
+/// read; the team on any of its items (it reads them all, unpublished and archived too).
+async fn ensure_votable(store: &dyn Store, caller: &Caller, id: FeedbackId) -> AppResult<()> {
+    match caller {
+        Caller::Subscriber(_) => ensure_feedback_readable(store, caller, id).await,
+        Caller::Team(_) => store
+            .feedback_reach(caller.team_id(), id)
+            .await?
+            .map(|_| ())
+            .ok_or_else(feedback_not_found),
+    }
+}
+
+/// The vote of `voter`, cast by `caller`: the subscriber themselves, or the team for them
+/// (`onBehalf` in the event). Counted and announced in the vote's transaction.
+async fn cast(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &Caller,
+    voter: SubscriberId,
+    id: FeedbackId,
+) -> AppResult<(FeedbackVote, i64)> {
+    let now = clock.now();
+    let vote = FeedbackVote {
+        id: FeedbackVoteId::new(),
+        feedback_id: id,
+        subscriber_id: voter,
+        created_at: now,
+    };
+    let on_behalf = matches!(caller, Caller::Team(_));
+    let event = NewEvent::new(
+        caller.team_id(),
+        EventKind::NewFeedbackVote,
+        now,
+        &[
+            ("feedbackId", id.to_string()),
+            ("voteId", vote.id.to_string()),
+            ("subscriberId", vote.subscriber_id.to_string()),
+        ],
+        wire::to_value(&VoteJson::from(&vote)),
+    )
+    .with_field("onBehalf", on_behalf);
+    let events = [event];
+    let cast = match caller {
+        // Most votes are on public items, which the store checks in the vote's transaction.
+        // The rest (an item gone, or one only the team's members may read) take the full check.
+        Caller::Subscriber(_) => {
+            let cast = store
+                .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
+                .await?;
+            if cast.is_none() {
+                ensure_votable(store, caller, id).await?;
+                store
+                    .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+                    .await?
+            } else {
+                cast
+            }
+        }
+        // The team's item was found before its subscriber was; the store checks it is
+        // still there.
+        Caller::Team(_) => {
+            store
+                .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+                .await?
+        }
+    };
+    match cast {
+        Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
+        Some(VoteOutcome::AlreadyVoted) => Err(AppError::Domain(DomainError::Conflict(
+            ALREADY_VOTED.into(),
+        ))),
+        None => Err(feedback_not_found()),
+    }
+}
+
+/// Removes `voter`'s vote, if any (`None`: a subscriber not yet known, who has none); the
+/// item's count after. The caller's right to the item was checked.
+async fn retract(
+    store: &dyn Store,
+    caller: &Caller,
+    voter: Option<SubscriberId>,
+    id: FeedbackId,
+) -> AppResult<i64> {
+    let team = caller.team_id();
+    let count = match voter {
+        Some(voter) => store.retract_vote(team, id, voter).await?,
+        None => store.vote_state(team, id, None).await?.map(|s| s.count),
+    };
+    count.ok_or_else(feedback_not_found)
 }
 
 /// The item's count and, under a subscriber token, the caller's vote.

@@ -18,7 +18,10 @@ pub use comments::{
 pub use create::{create_team_topic, create_topic, NewTopicInput, TeamTopicInput};
 pub use follow::{follow_topic, unfollow_topic};
 pub use info::topic_info;
-pub use votes::{cast_topic_vote, retract_topic_vote, topic_vote_info};
+pub use votes::{
+    cast_topic_vote, cast_topic_vote_on_behalf, retract_topic_vote, retract_topic_vote_on_behalf,
+    topic_vote_info,
+};
 
 use sounding_domain::{
     access::Caller,

@@ -1,17 +1,19 @@
-//! Votes on topics: `public/topic-votes.create|delete` (subscriber token; without one the
-//! interface's `Bad request`) and `public/topic-votes.info` (either credential).
+//! Votes on topics: `public/topic-votes.create|delete` (subscriber token, for themselves;
+//! without one the interface's `Bad request`), `topics.vote|unvote` (team API key, on behalf
+//! of a subscriber) and `public/topic-votes.info` (either credential).
 
 use sounding_domain::{
-    access::Caller,
+    access::{Caller, KeyHolder, Need},
     event::{EventKind, NewEvent},
     ports::{Clock, Store},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
-    TopicId, TopicVoteId,
+    SubscriberId, TopicId, TopicVoteId,
 };
 
 use super::{topic_not_found, visible_topic};
 use crate::{
     error::AppResult,
+    subscribers::{existing_subscriber_for, subscriber_for, OnBehalfInput},
     wire::{self, TopicVoteJson},
     Literal,
 };
@@ -28,12 +30,89 @@ pub async fn cast_topic_vote(
         return Err(Literal::BadRequest.into());
     };
     let id = TopicId::parse_required("id", id)?;
-    visible_topic(store, caller, id).await?;
+    ensure_votable(store, caller, id).await?;
+    cast(store, clock, caller, session.subscriber.id, id).await
+}
+
+/// `topics.vote`: the team casts the vote of one of its subscribers (by id, or by e-mail,
+/// created when new, or the key's user's) on any topic of the team, published or not. The
+/// same rules and answers as a subscriber's own vote; the event says `onBehalf: true`.
+pub async fn cast_topic_vote_on_behalf(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    holder: &KeyHolder,
+    id: Option<&str>,
+    voter: OnBehalfInput,
+) -> AppResult<(TopicVote, i64)> {
+    holder.require(Need::Write)?;
+    let id = TopicId::parse_required("id", id)?;
+    let who = voter.parse()?;
+    let caller = Caller::Team(holder.clone());
+    // The topic first: a subscriber is created for an e-mail only for a vote that can land.
+    ensure_votable(store, &caller, id).await?;
+    let subscriber = subscriber_for(store, holder, who, clock.now()).await?;
+    cast(store, clock, &caller, subscriber.id, id).await
+}
+
+/// Removes the subscriber's vote if there is one; idempotent. The count after.
+pub async fn retract_topic_vote(
+    store: &dyn Store,
+    caller: Option<&Caller>,
+    id: Option<&str>,
+) -> AppResult<i64> {
+    let Some(caller @ Caller::Subscriber(session)) = caller else {
+        return Err(Literal::BadRequest.into());
+    };
+    let id = TopicId::parse_required("id", id)?;
+    // What the caller may not read is not found, as for `topics.info`.
+    ensure_votable(store, caller, id).await?;
+    retract(store, caller, Some(session.subscriber.id), id).await
+}
+
+/// `topics.unvote`: removes the vote of the subscriber `voter` names, if any; the count
+/// after. Idempotent; a subscriber not yet known has no vote, and nothing is created.
+pub async fn retract_topic_vote_on_behalf(
+    store: &dyn Store,
+    holder: &KeyHolder,
+    id: Option<&str>,
+    voter: OnBehalfInput,
+) -> AppResult<i64> {
+    holder.require(Need::Write)?;
+    let id = TopicId::parse_required("id", id)?;
+    let who = voter.parse()?;
+    let caller = Caller::Team(holder.clone());
+    ensure_votable(store, &caller, id).await?;
+    let subscriber = existing_subscriber_for(store, holder, who).await?;
+    retract(store, &caller, subscriber.map(|s| s.id), id).await
+}
+
+/// Whether `caller` may vote on the topic, or take a vote back: a subscriber on what public
+/// operations show them; the team on any of its topics.
+async fn ensure_votable(store: &dyn Store, caller: &Caller, id: TopicId) -> AppResult<()> {
+    match caller {
+        Caller::Subscriber(_) => visible_topic(store, caller, id).await.map(|_| ()),
+        Caller::Team(_) => store
+            .topic(caller.team_id(), id)
+            .await?
+            .map(|_| ())
+            .ok_or_else(topic_not_found),
+    }
+}
+
+/// The vote of `voter`, cast by `caller`: the subscriber themselves, or the team for them
+/// (`onBehalf` in the event). The caller's right to the topic was checked.
+async fn cast(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    caller: &Caller,
+    voter: SubscriberId,
+    id: TopicId,
+) -> AppResult<(TopicVote, i64)> {
     let now = clock.now();
     let vote = TopicVote {
         id: TopicVoteId::new(),
         topic_id: id,
-        creator_id: session.subscriber.id,
+        creator_id: voter,
         created_at: now,
     };
     let event = NewEvent::new(
@@ -46,7 +125,8 @@ pub async fn cast_topic_vote(
             ("subscriberId", vote.creator_id.to_string()),
         ],
         wire::to_value(&TopicVoteJson::from(&vote)),
-    );
+    )
+    .with_field("onBehalf", matches!(caller, Caller::Team(_)));
     match store
         .cast_topic_vote(caller.team_id(), &vote, &[event])
         .await?
@@ -57,23 +137,23 @@ pub async fn cast_topic_vote(
     }
 }
 
-/// Removes the subscriber's vote if there is one; idempotent. The count after.
-pub async fn retract_topic_vote(
+/// Removes `voter`'s vote, if any (`None`: a subscriber not yet known, who has none); the
+/// topic's count after.
+async fn retract(
     store: &dyn Store,
-    caller: Option<&Caller>,
-    id: Option<&str>,
+    caller: &Caller,
+    voter: Option<SubscriberId>,
+    id: TopicId,
 ) -> AppResult<i64> {
-    let Some(Caller::Subscriber(session)) = caller else {
-        return Err(Literal::BadRequest.into());
+    let team = caller.team_id();
+    let count = match voter {
+        Some(voter) => store.retract_topic_vote(team, id, voter).await?,
+        None => store
+            .topic_vote_state(team, id, None)
+            .await?
+            .map(|s| s.count),
     };
-    let id = TopicId::parse_required("id", id)?;
-    // What the caller may not read is not found, as for `topics.info`.
-    visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
-    let s = &session.subscriber;
-    store
-        .retract_topic_vote(s.team_id, id, s.id)
-        .await?
-        .ok_or_else(topic_not_found)
+    count.ok_or_else(topic_not_found)
 }
 
 /// The topic's count and, under a subscriber token, whether the caller voted.

@@ -8,6 +8,7 @@ use sounding_app::{
         FeedbackChanges, FeedbackListInput, FeedbackLookup, NewFeedbackInput, PublicFeedbackInput,
     },
     feedback_comments::{CommentChanges, CommentListInput, PublicCommentInput, TeamCommentInput},
+    subscribers::OnBehalfInput,
     wire::{CommentJson, FeedbackJson, VoteJson},
 };
 use sounding_domain::{
@@ -291,6 +292,44 @@ impl FeedbackIdParams {
 pub struct PublicFeedbackIdParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub feedback_id: Option<String>,
+}
+
+/// Team `feedbacks.vote|unvote`: the item and the subscriber the vote is for.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OnBehalfVoteParams {
+    /// The item (`id` is accepted as another name for it).
+    #[serde(alias = "id")]
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub feedback_id: Option<String>,
+    /// The subscriber the vote is for; or give `email` instead; the key's user when neither is
+    /// given.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub subscriber_id: Option<String>,
+    /// The voter's e-mail: the subscriber with it, created as `public/subscriber.identify`
+    /// does (source `api`) when new.
+    #[schema(
+        max_length = 254,
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
+    pub email: Option<String>,
+    /// The name given to (or updated on) the subscriber `email` names, as identify does.
+    #[schema(max_length = 255)]
+    pub name: Option<String>,
+}
+
+impl OnBehalfVoteParams {
+    /// The item's id as sent, and the voter.
+    pub fn into_parts(self) -> (Option<String>, OnBehalfInput) {
+        (
+            self.feedback_id,
+            OnBehalfInput {
+                subscriber_id: self.subscriber_id,
+                email: self.email,
+                name: self.name,
+            },
+        )
+    }
 }
 
 /// Team `feedbacks.info`: `id` or `urlId`, exactly one.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sounding_app::{
     roadmaps::{InlineStageInput, RoadmapInput, StageInfoInput, StageInput},
+    subscribers::OnBehalfInput,
     topics::{
         NewTopicInput, TeamTopicInput, TopicChanges, TopicCommentChanges, TopicCommentInput,
         TopicCommentListInput, TopicListInput,
@@ -623,6 +624,44 @@ pub struct TopicIdParams {
 pub struct TopicUuidParams {
     #[schema(required = true, value_type = String, format = Uuid)]
     pub id: Option<String>,
+}
+
+/// Team `topics.vote|unvote`: the topic and the subscriber the vote is for.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TopicOnBehalfVoteParams {
+    /// The topic (`topicId` is accepted as another name for it).
+    #[serde(alias = "topicId")]
+    #[schema(required = true, value_type = String, format = Uuid)]
+    pub id: Option<String>,
+    /// The subscriber the vote is for; or give `email` instead; the key's user when neither is
+    /// given.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub subscriber_id: Option<String>,
+    /// The voter's e-mail: the subscriber with it, created as `public/subscriber.identify`
+    /// does (source `api`) when new.
+    #[schema(
+        max_length = 254,
+        pattern = r"^\s*[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f.]([^@\s\x00-\x1f\x7f-\x9f]*[^@\s\x00-\x1f\x7f-\x9f.])?\s*$"
+    )]
+    pub email: Option<String>,
+    /// The name given to (or updated on) the subscriber `email` names, as identify does.
+    #[schema(max_length = 255)]
+    pub name: Option<String>,
+}
+
+impl TopicOnBehalfVoteParams {
+    /// The topic's id as sent, and the voter.
+    pub fn into_parts(self) -> (Option<String>, OnBehalfInput) {
+        (
+            self.id,
+            OnBehalfInput {
+                subscriber_id: self.subscriber_id,
+                email: self.email,
+                name: self.name,
+            },
+        )
+    }
 }
 
 /// `{success: true, topicId}`.

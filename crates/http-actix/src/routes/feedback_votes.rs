@@ -1,15 +1,17 @@
-//! Votes on feedback: `public/feedback-votes.create|delete` (subscriber token) and
+//! Votes on feedback: `public/feedback-votes.create|delete` (subscriber token),
+//! `feedbacks.vote|unvote` (team API key, on behalf of a subscriber) and
 //! `public/feedback-votes.info` (either credential).
 
 use actix_web::{web, HttpResponse};
 use sounding_app::{feedback_votes, wire::VoteJson};
 
 use crate::{
-    auth::{AnyCaller, SubscriberCaller},
+    auth::{AnyCaller, SubscriberCaller, TeamCaller},
     dto::{
         common::ErrorBody,
         feedback::{
-            PublicFeedbackIdParams, VoteCreatedResponse, VoteDeletedResponse, VoteInfoResponse,
+            OnBehalfVoteParams, PublicFeedbackIdParams, VoteCreatedResponse, VoteDeletedResponse,
+            VoteInfoResponse,
         },
     },
     error::ApiError,
@@ -71,6 +73,80 @@ pub async fn delete(
     let total_votes =
         feedback_votes::retract_vote(&*state.store, &caller.0, params.feedback_id.as_deref())
             .await?;
+    Ok(HttpResponse::Ok().json(VoteDeletedResponse {
+        success: true,
+        total_votes,
+    }))
+}
+
+/// Votes for an item on behalf of a subscriber (by `subscriberId`, or `email` — created when
+/// new — or else the key's user's), on any item of the team, unpublished or archived too. The
+/// same one-vote rule and answers as `public/feedback-votes.create`. Emits `new_feedback_vote`
+/// with `onBehalf: true`.
+#[utoipa::path(
+    post,
+    path = "/v1/feedbacks.vote",
+    operation_id = "feedbacks.vote",
+    tag = "feedback-votes",
+    request_body = OnBehalfVoteParams,
+    responses(
+        (status = 200, description = "The vote and the item's count after it.", body = VoteCreatedResponse),
+        (status = 400, description = "`feedbackId is required`, `feedbackId must be a UUID`, `subscriberId must be a UUID`, `email must be a valid e-mail address`, `give subscriberId or email, not both`.", body = ErrorBody),
+        (status = 403, description = "`This API key is read-only`.", body = ErrorBody),
+        (status = 404, description = "`Feedback not found` (also another team's item), `Subscriber not found`.", body = ErrorBody),
+        (status = 409, description = "`You have already voted on this feedback; delete the vote first`; nothing changes.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn vote(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<OnBehalfVoteParams>,
+) -> Result<HttpResponse, ApiError> {
+    let (feedback_id, voter) = params.into_parts();
+    let (vote, total_votes) = feedback_votes::cast_vote_on_behalf(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        feedback_id.as_deref(),
+        voter,
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(VoteCreatedResponse {
+        data: VoteJson::from(&vote),
+        total_votes,
+    }))
+}
+
+/// Removes a subscriber's vote on their behalf, if any. Idempotent; nothing is created for an
+/// e-mail not yet known.
+#[utoipa::path(
+    post,
+    path = "/v1/feedbacks.unvote",
+    operation_id = "feedbacks.unvote",
+    tag = "feedback-votes",
+    request_body = OnBehalfVoteParams,
+    responses(
+        (status = 200, description = "No vote of the subscriber remains; the item's count.", body = VoteDeletedResponse),
+        (status = 400, description = "`feedbackId is required`, `feedbackId must be a UUID`, `subscriberId must be a UUID`, `email must be a valid e-mail address`, `give subscriberId or email, not both`.", body = ErrorBody),
+        (status = 403, description = "`This API key is read-only`.", body = ErrorBody),
+        (status = 404, description = "`Feedback not found` (also another team's item), `Subscriber not found`.", body = ErrorBody),
+    ),
+    security(("apiKey" = [])),
+)]
+pub async fn unvote(
+    state: web::Data<ApiState>,
+    caller: TeamCaller,
+    Params(params): Params<OnBehalfVoteParams>,
+) -> Result<HttpResponse, ApiError> {
+    let (feedback_id, voter) = params.into_parts();
+    let total_votes = feedback_votes::retract_vote_on_behalf(
+        &*state.store,
+        &caller.0,
+        feedback_id.as_deref(),
+        voter,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(VoteDeletedResponse {
         success: true,
         total_votes,

@@ -84,6 +84,8 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/feedback-votes.create", feedback_votes::create);
     operation(cfg, "public/feedback-votes.delete", feedback_votes::delete);
     operation(cfg, "public/feedback-votes.info", feedback_votes::info);
+    operation(cfg, "feedbacks.vote", feedback_votes::vote);
+    operation(cfg, "feedbacks.unvote", feedback_votes::unvote);
     operation(cfg, "roadmaps.create", roadmaps::create);
     operation(cfg, "roadmaps.list", roadmaps::list);
     operation(cfg, "roadmaps.info", roadmaps::info);
@@ -110,6 +112,8 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "public/topic-votes.create", topic_votes::create);
     operation(cfg, "public/topic-votes.delete", topic_votes::delete);
     operation(cfg, "public/topic-votes.info", topic_votes::info);
+    operation(cfg, "topics.vote", topic_votes::vote);
+    operation(cfg, "topics.unvote", topic_votes::unvote);
     operation(cfg, "automation.subscribe", automation::subscribe);
     operation(cfg, "automation.unsubscribe", automation::unsubscribe);
     operation(cfg, "zapier.subscribe", automation::zapier_subscribe);
