@@ -32,8 +32,8 @@ const QUIET: Duration = Duration::from_millis(800);
 
 const BAD_EVENT: &str = "event must be one of new_feedback, new_feedback_vote, \
     feedback_status_change, feedbacks.create, feedbacks.update, feedbacks.delete, \
-    feedback-comments.create, topics.create, topics.update, topic-comments.create, \
-    topic-votes.create";
+    feedback-comments.create, feedback-comments.delete, topics.create, topics.update, \
+    topic-comments.create, topic-comments.delete, topic-votes.create";
 const PRIVATE: &str = "target_url must not point at a private, loopback or reserved address";
 
 /// The headers every attempt carries, and its signature under `secret` (and not under

@@ -86,9 +86,10 @@ pub struct SubscribeParams {
     #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding", max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@]+([/?#]\S*)?\s*$")]
     pub target_url: Option<String>,
     /// `new_feedback`, `new_feedback_vote`, `feedback_status_change`, `feedbacks.create`,
-    /// `feedbacks.update`, `feedbacks.delete`, `feedback-comments.create`, `topics.create`,
-    /// `topics.update`, `topic-comments.create` or `topic-votes.create`.
-    #[schema(required = true, value_type = String, example = "new_feedback", pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|topics\.create|topics\.update|topic-comments\.create|topic-votes\.create)$")]
+    /// `feedbacks.update`, `feedbacks.delete`, `feedback-comments.create`,
+    /// `feedback-comments.delete`, `topics.create`, `topics.update`, `topic-comments.create`,
+    /// `topic-comments.delete` or `topic-votes.create`.
+    #[schema(required = true, value_type = String, example = "new_feedback", pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|feedback-comments\.delete|topics\.create|topics\.update|topic-comments\.create|topic-comments\.delete|topic-votes\.create)$")]
     pub event: Option<String>,
 }
 
@@ -100,7 +101,7 @@ pub struct UnsubscribeParams {
     #[serde(alias = "targetUrl")]
     pub target_url: Option<String>,
     #[schema(
-        pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|topics\.create|topics\.update|topic-comments\.create|topic-votes\.create)$"
+        pattern = r"^(new_feedback|new_feedback_vote|feedback_status_change|feedbacks\.create|feedbacks\.update|feedbacks\.delete|feedback-comments\.create|feedback-comments\.delete|topics\.create|topics\.update|topic-comments\.create|topic-comments\.delete|topic-votes\.create)$"
     )]
     pub event: Option<String>,
 }

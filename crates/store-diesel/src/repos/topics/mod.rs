@@ -214,12 +214,10 @@ fn locked_comment(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Opt
 
 /// Whether any comment answers `id` (by the `parent_id` index).
 fn answered(conn: &mut DbConnection, id: &str) -> DbResult<bool> {
-    Ok(topic_comments::table
-        .filter(topic_comments::parent_id.eq(id))
-        .select(topic_comments::id)
-        .first::<String>(conn)
-        .optional()?
-        .is_some())
+    Ok(diesel::select(diesel::dsl::exists(
+        topic_comments::table.filter(topic_comments::parent_id.eq(id)),
+    ))
+    .get_result::<bool>(conn)?)
 }
 
 /// How a topic is looked up.
