@@ -321,7 +321,7 @@ async fn count_is_per_status_with_archived_apart(app: TestApp) {
     assert_eq!(
         zero,
         json!({"in_review": 0, "in_progress": 0, "planned": 0, "completed": 0, "closed": 0,
-               "archived": 0, "total": 0})
+               "archived": 0, "total": 0, "all": 0})
     );
     for status in [
         "in_review",
@@ -350,7 +350,7 @@ async fn count_is_per_status_with_archived_apart(app: TestApp) {
     assert_eq!(
         counted,
         json!({"in_review": 2, "in_progress": 1, "planned": 2, "completed": 1, "closed": 1,
-               "archived": 2, "total": 9})
+               "archived": 2, "total": 9, "all": 9})
     );
     // The list agrees with the count.
     let listed = app

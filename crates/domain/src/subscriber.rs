@@ -21,7 +21,9 @@ impl Email {
         if value.is_empty() {
             return Err(DomainError::invalid("email is required"));
         }
-        if value.chars().count() > text::EMAIL_MAX {
+        // Counted as sent, too: the documented limit is on the field, surrounding blanks
+        // included, so a client validating against the schema never meets a surprise.
+        if raw.chars().count() > text::EMAIL_MAX || value.chars().count() > text::EMAIL_MAX {
             return Err(DomainError::invalid(format!(
                 "email must be at most {} characters",
                 text::EMAIL_MAX
@@ -322,6 +324,21 @@ mod tests {
             assert!(Email::parse(bad).is_err(), "{bad:?} accepted");
         }
         assert!(Email::parse(&format!("{}@x.io", "a".repeat(250))).is_err());
+    }
+
+    #[test]
+    fn an_email_over_the_limit_as_sent_is_refused_even_if_blanks_make_it_so() {
+        let local = "a".repeat(240);
+        let fits = format!("{local}@example.com");
+        assert_eq!(fits.len(), 252);
+        assert!(Email::parse(&fits).is_ok());
+        assert!(Email::parse(&format!(" {fits} ")).is_ok());
+        let padded = format!("   {fits}");
+        assert_eq!(padded.len(), 255);
+        assert_eq!(
+            Email::parse(&padded).unwrap_err().to_string(),
+            "email must be at most 254 characters"
+        );
     }
 
     #[test]

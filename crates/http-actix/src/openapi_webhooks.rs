@@ -7,13 +7,21 @@
 use serde_json::{json, Map, Value};
 use sounding_domain::{event::EventKind, feedback::FeedbackStatus};
 
-/// One id beside `event`, `teamId` and `occurredAt`: its name, whether every payload has it,
-/// what it names, and whether it is a feedback status rather than a UUID.
+/// One field beside `event`, `teamId` and `occurredAt`: its name, whether every payload has
+/// it, what it says, and its shape.
 struct Field {
     name: &'static str,
     required: bool,
     description: &'static str,
-    status: bool,
+    shape: Shape,
+}
+
+#[derive(Clone, Copy)]
+enum Shape {
+    Uuid,
+    /// A feedback status.
+    Status,
+    Flag,
 }
 
 const fn id(name: &'static str, description: &'static str) -> Field {
@@ -21,7 +29,7 @@ const fn id(name: &'static str, description: &'static str) -> Field {
         name,
         required: true,
         description,
-        status: false,
+        shape: Shape::Uuid,
     }
 }
 
@@ -31,6 +39,14 @@ const COMMENT: Field = id("commentId", "The new comment.");
 const VOTE: Field = id("voteId", "The new vote.");
 const VOTER: Field = id("subscriberId", "The subscriber who voted.");
 const COMMENTER: Field = id("subscriberId", "The subscriber who wrote the comment.");
+const GONE_COMMENT: Field = id("commentId", "The deleted comment.");
+const ON_BEHALF: Field = Field {
+    name: "onBehalf",
+    required: true,
+    description: "True when the team cast the vote for the subscriber (`feedbacks.vote`, \
+                  `topics.vote`); false for the subscriber's own.",
+    shape: Shape::Flag,
+};
 
 /// What one event is: its payload schema's name, what it announces, its ids, and the schema
 /// of `data`.
@@ -54,8 +70,9 @@ const EVENTS: &[Event] = &[
     Event {
         kind: EventKind::NewFeedbackVote,
         schema: "NewFeedbackVoteEvent",
-        summary: "A subscriber voted for a feedback item. Removing a vote sends nothing.",
-        fields: &[FEEDBACK, VOTE, VOTER],
+        summary: "A subscriber voted for a feedback item, or the team voted on their behalf. \
+                  Removing a vote sends nothing.",
+        fields: &[FEEDBACK, VOTE, VOTER, ON_BEHALF],
         data: "VoteJson",
     },
     Event {
@@ -68,13 +85,13 @@ const EVENTS: &[Event] = &[
                 name: "previousStatus",
                 required: true,
                 description: "The status before the change.",
-                status: true,
+                shape: Shape::Status,
             },
             Field {
                 name: "status",
                 required: true,
                 description: "The status now.",
-                status: true,
+                shape: Shape::Status,
             },
         ],
         data: "FeedbackJson",
@@ -97,13 +114,13 @@ const EVENTS: &[Event] = &[
                 name: "mergedFeedbackId",
                 required: false,
                 description: "On a merge, in the target's event: the item merged into it.",
-                status: false,
+                shape: Shape::Uuid,
             },
             Field {
                 name: "mergedIntoFeedbackId",
                 required: false,
                 description: "On a merge, in the merged item's event: the item it went into.",
-                status: false,
+                shape: Shape::Uuid,
             },
         ],
         data: "FeedbackJson",
@@ -120,6 +137,14 @@ const EVENTS: &[Event] = &[
         schema: "FeedbackCommentsCreateEvent",
         summary: "A comment was added to a feedback item (public or private to the team).",
         fields: &[COMMENT, FEEDBACK, COMMENTER],
+        data: "CommentJson",
+    },
+    Event {
+        kind: EventKind::FeedbackCommentsDelete,
+        schema: "FeedbackCommentsDeleteEvent",
+        summary: "The team deleted a comment of a feedback item; `data` is the comment as it \
+                  was.",
+        fields: &[GONE_COMMENT, FEEDBACK, COMMENTER],
         data: "CommentJson",
     },
     Event {
@@ -144,10 +169,19 @@ const EVENTS: &[Event] = &[
         data: "TopicCommentJson",
     },
     Event {
+        kind: EventKind::TopicCommentsDelete,
+        schema: "TopicCommentsDeleteEvent",
+        summary: "The team deleted a comment of a topic; `data` is the comment as it was (a \
+                  comment with replies stays as a tombstone, see `deletedAt`).",
+        fields: &[GONE_COMMENT, TOPIC, COMMENTER],
+        data: "TopicCommentJson",
+    },
+    Event {
         kind: EventKind::TopicVotesCreate,
         schema: "TopicVotesCreateEvent",
-        summary: "A subscriber voted for a topic. Removing a vote sends nothing.",
-        fields: &[TOPIC, VOTE, VOTER],
+        summary: "A subscriber voted for a topic, or the team voted on their behalf. Removing \
+                  a vote sends nothing.",
+        fields: &[TOPIC, VOTE, VOTER, ON_BEHALF],
         data: "TopicVoteJson",
     },
 ];
@@ -203,11 +237,15 @@ fn payload_schema(event: &Event) -> Value {
         json!({"type": "string", "format": "date-time", "description": "When it happened."}),
     );
     for field in event.fields {
-        let schema = if field.status {
-            let statuses: Vec<&str> = FeedbackStatus::ALL.iter().map(|s| s.as_str()).collect();
-            json!({"type": "string", "enum": statuses, "description": field.description})
-        } else {
-            json!({"type": "string", "format": "uuid", "description": field.description})
+        let schema = match field.shape {
+            Shape::Status => {
+                let statuses: Vec<&str> = FeedbackStatus::ALL.iter().map(|s| s.as_str()).collect();
+                json!({"type": "string", "enum": statuses, "description": field.description})
+            }
+            Shape::Uuid => {
+                json!({"type": "string", "format": "uuid", "description": field.description})
+            }
+            Shape::Flag => json!({"type": "boolean", "description": field.description}),
         };
         properties.insert(field.name.to_owned(), schema);
         if field.required {

@@ -29,6 +29,7 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
             "20261127000001",
             "20261128000001",
             "20261128000017",
+            "20261129000001",
             "20261129000042",
         ]
     );
