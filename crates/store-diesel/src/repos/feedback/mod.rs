@@ -183,7 +183,7 @@ impl FeedbackStore for DieselStore {
             write_tx(conn, |conn| {
                 // Key-share locked on PostgreSQL, so none can be deleted before the commit.
                 if known_tags(conn, &row.team_id, &tags)? != tags.len() as i64 {
-                    return Err(DbError::Conflict(conflicts::FEEDBACK_TAG.into()));
+                    return Err(DbError::Conflict(conflicts::FEEDBACK_TAG));
                 }
                 // A taken url id violates `feedback_team_id_url_id_key`, reported as
                 // `feedback_url_id`; the rollback leaves nothing behind.
