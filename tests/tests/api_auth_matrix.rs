@@ -1092,7 +1092,15 @@ async fn every_operation_refuses_unknown_parameters_and_changes_nothing(engine: 
         return;
     };
     let mut failures = Vec::new();
-    for (n, (op, row)) in MATRIX.iter().enumerate() {
+    // Every operation the served document lists, so a new one is covered as soon as it is
+    // documented (its row of the matrix says who may call it).
+    for (n, op) in documented_operations(&app).await.iter().enumerate() {
+        let op = op.as_str();
+        let row = MATRIX
+            .iter()
+            .find(|(name, _)| *name == op)
+            .map(|(_, row)| *row)
+            .unwrap_or_else(|| panic!("{op} is documented but has no row in MATRIX"));
         let allowed = codes(row);
         let column = [OwnerA, SubscriberA]
             .into_iter()
