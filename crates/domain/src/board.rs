@@ -219,7 +219,8 @@ impl BoardPatch {
 
 fn parse_board_slug(raw: &str) -> DomainResult<String> {
     let value = raw.trim();
-    if value.is_empty() || value.len() > text::SLUG_MAX || !slug::is_valid_slug(value) {
+    // The limit holds for the field as sent, blanks included (the documented maxLength).
+    if value.is_empty() || raw.chars().count() > text::SLUG_MAX || !slug::is_valid_slug(value) {
         return Err(DomainError::invalid(format!(
             "slug must be 1-{} characters of a-z, 0-9 and single '-' between words",
             text::SLUG_MAX

@@ -273,7 +273,6 @@ impl CreatedRange {
 
 /// One end of a range: a timestamp, or a date taken as its first or last millisecond.
 fn range_end(field: &str, raw: &str, end_of_day: bool) -> DomainResult<Timestamp> {
-    let raw = raw.trim();
     let parsed = match Timestamp::parse_rfc3339(raw) {
         Some(at) => Some(at),
         None => {

@@ -80,6 +80,12 @@ pub fn apply(doc: &mut Value) {
                 at_most_one(params, "subscriberId", "email");
             }
         }
+        // `feedbacks.create`: `creatorId` names an existing subscriber, so it comes without
+        // `creatorEmail` and `creatorName`.
+        if let Some(create) = schemas.get_mut("CreateFeedbackParams") {
+            forbid_together(create, "creatorId", "creatorEmail");
+            forbid_together(create, "creatorId", "creatorName");
+        }
         // After the rules above: an alias adds to a schema's `not` instead of replacing it.
         for (name, alias, field) in ALIASES {
             if let Some(schema) = schemas.get_mut(*name) {
@@ -362,6 +368,28 @@ fn one_of_two(schema: &mut Value, first: &str, second: &str, choice: &Choice) {
 }
 
 /// `not: {both given}` for two fields of which at most one may be given (null is absent).
+/// Adds "not both `first` and `second` as strings" to the schema's `not` (null stands for
+/// absent, so nulls pass).
+fn forbid_together(schema: &mut Value, first: &str, second: &str) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    let both = json!({
+        "required": [first, second],
+        "properties": {first: {"type": "string"}, second: {"type": "string"}},
+    });
+    let not = match map.remove("not") {
+        Some(Value::Object(other)) if other.contains_key("anyOf") => {
+            let mut any = other["anyOf"].as_array().cloned().unwrap_or_default();
+            any.push(both);
+            json!({"anyOf": any})
+        }
+        Some(other) => json!({"anyOf": [other, both]}),
+        None => both,
+    };
+    map.insert("not".to_owned(), not);
+}
+
 fn at_most_one(schema: &mut Value, first: &str, second: &str) {
     if let Some(map) = schema.as_object_mut() {
         map.insert(

@@ -83,7 +83,7 @@ pub struct WebhookListResponse {
 pub struct SubscribeParams {
     /// https (and a public address) unless the operator allows private targets.
     #[serde(alias = "targetUrl")]
-    #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding", max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#@]+([/?#]\S*)?\s*$")]
+    #[schema(required = true, value_type = String, example = "https://hooks.example.com/sounding", max_length = 2048, pattern = r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?([/?#][^\s\x00-\x1f\x7f-\x9f]*)?\s*$")]
     pub target_url: Option<String>,
     /// `new_feedback`, `new_feedback_vote`, `feedback_status_change`, `feedbacks.create`,
     /// `feedbacks.update`, `feedbacks.delete`, `feedback-comments.create`,

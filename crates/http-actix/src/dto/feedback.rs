@@ -403,11 +403,11 @@ macro_rules! feedback_list_params {
             pub offset: Option<i64>,
             /// Only items created at or after this RFC 3339 instant, or from the start of
             /// this date (`2026-11-01`, UTC).
-            #[schema(example = "2026-11-01")]
+            #[schema(example = "2026-11-01", pattern = r"^\d{4}-(?:(?:01|03|05|07|08|10|12)-(?:0[1-9]|[12]\d|3[01])|(?:04|06|09|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$")]
             pub from: Option<String>,
             /// Only items created at or before this RFC 3339 instant, or until the end of
             /// this date.
-            #[schema(example = "2026-11-30")]
+            #[schema(example = "2026-11-30", pattern = r"^\d{4}-(?:(?:01|03|05|07|08|10|12)-(?:0[1-9]|[12]\d|3[01])|(?:04|06|09|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]))(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?$")]
             pub to: Option<String>,
             $($extra)*
         }
