@@ -229,6 +229,8 @@ impl OnBehalfOf {
         email: Option<&str>,
         name: Option<&str>,
     ) -> DomainResult<Self> {
+        // Checked whoever the voter is, so a bad name is never passed over in silence.
+        text::optional("name", name, text::NAME_MAX)?;
         match (subscriber_id, email) {
             (Some(_), Some(_)) => Err(DomainError::invalid("give subscriberId or email, not both")),
             (Some(raw), None) => Ok(Self::Id(SubscriberId::parse("subscriberId", raw)?)),

@@ -86,6 +86,28 @@ pub fn apply(doc: &mut Value) {
             forbid_together(create, "creatorId", "creatorEmail");
             forbid_together(create, "creatorId", "creatorName");
         }
+        // A flag spelled Userorbit's way is refused beside the `meta` key it stands for.
+        for (name, alias, key) in [
+            ("CreateBoardParams", "public", "isPublic"),
+            ("UpdateBoardParams", "public", "isPublic"),
+            ("CreateStageParams", "private", "isPrivate"),
+            ("UpdateStageParams", "private", "isPrivate"),
+            ("InlineStageParams", "private", "isPrivate"),
+        ] {
+            if let Some(schema) = schemas.get_mut(name) {
+                add_not(
+                    schema,
+                    json!({
+                        "required": [alias, "meta"],
+                        "properties": {
+                            alias: {"type": "boolean"},
+                            "meta": {"type": "object", "required": [key],
+                                     "properties": {key: {"type": "boolean"}}},
+                        },
+                    }),
+                );
+            }
+        }
         // After the rules above: an alias adds to a schema's `not` instead of replacing it.
         for (name, alias, field) in ALIASES {
             if let Some(schema) = schemas.get_mut(*name) {
@@ -371,13 +393,18 @@ fn one_of_two(schema: &mut Value, first: &str, second: &str, choice: &Choice) {
 /// Adds "not both `first` and `second` as strings" to the schema's `not` (null stands for
 /// absent, so nulls pass).
 fn forbid_together(schema: &mut Value, first: &str, second: &str) {
-    let Some(map) = schema.as_object_mut() else {
-        return;
-    };
     let both = json!({
         "required": [first, second],
         "properties": {first: {"type": "string"}, second: {"type": "string"}},
     });
+    add_not(schema, both);
+}
+
+/// Adds `both` to what the schema's `not` forbids.
+fn add_not(schema: &mut Value, both: Value) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
     let not = match map.remove("not") {
         Some(Value::Object(other)) if other.contains_key("anyOf") => {
             let mut any = other["anyOf"].as_array().cloned().unwrap_or_default();

@@ -25,9 +25,9 @@ pub struct ErrorBody {
 pub struct NoParams {}
 
 /// Folds a top-level flag spelled Userorbit's way (board `public`, stage `private`) into
-/// `meta` under our key, so the domain reads one place. Given both ways with different
-/// values is a contradiction, refused; a `meta` that is not an object is left for the domain
-/// to refuse.
+/// `meta` under our key, so the domain reads one place. Given both ways is refused, even
+/// when they agree (the document says "one of them"); a `meta` that is not an object is left
+/// for the domain to refuse.
 pub fn fold_flag_into_meta(
     meta: Option<Value>,
     flag: Option<bool>,
@@ -40,8 +40,8 @@ pub fn fold_flag_into_meta(
     match meta {
         None | Some(Value::Null) => Ok(Some(serde_json::json!({ key: flag }))),
         Some(Value::Object(mut object)) => match object.get(key) {
-            Some(given) if given != &Value::Bool(flag) => Err(ApiError::bad_request(format!(
-                "{alias} and meta.{key} disagree; give one of them"
+            Some(given) if !given.is_null() => Err(ApiError::bad_request(format!(
+                "give {alias} or meta.{key}, not both"
             ))),
             _ => {
                 object.insert(key.to_owned(), Value::Bool(flag));
@@ -144,14 +144,13 @@ mod tests {
             fold(Some(json!({"color": "#000000"})), Some(true)).unwrap(),
             Some(json!({"color": "#000000", "isPublic": true}))
         );
+        for given in [true, false] {
+            let err = fold(Some(json!({"isPublic": given})), Some(false)).unwrap_err();
+            assert_eq!(err.message(), "give public or meta.isPublic, not both");
+        }
         assert_eq!(
-            fold(Some(json!({"isPublic": true})), Some(true)).unwrap(),
+            fold(Some(json!({"isPublic": null})), Some(true)).unwrap(),
             Some(json!({"isPublic": true}))
-        );
-        let err = fold(Some(json!({"isPublic": true})), Some(false)).unwrap_err();
-        assert_eq!(
-            err.message(),
-            "public and meta.isPublic disagree; give one of them"
         );
         // Not an object: the domain refuses it, naming meta.
         assert_eq!(fold(Some(json!(3)), Some(true)).unwrap(), Some(json!(3)));
