@@ -72,12 +72,12 @@ pub fn run_with(interrupted: &AtomicBool) -> Result<u8> {
     }
     let schemathesis = install_schemathesis()?;
 
+    // Always asked of cargo (a no-op when fresh): a binary left from older sources would be
+    // fuzzed against its own, older document and prove nothing about the current code.
     let binary = test::release_binary();
-    if !binary.exists() {
-        let status = test::build_release_binary()?;
-        if !status.success() {
-            return Ok(util::exit_code(status).max(1));
-        }
+    let status = test::build_release_binary()?;
+    if !status.success() {
+        return Ok(util::exit_code(status).max(1));
     }
 
     let work = util::target_dir().join("contract");
