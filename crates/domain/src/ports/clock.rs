@@ -1,0 +1,9 @@
+//! The current time.
+
+use crate::timestamp::Timestamp;
+
+/// The current time; injected so tests can move it.
+#[cfg_attr(feature = "mock", mockall::automock)]
+pub trait Clock: Send + Sync {
+    fn now(&self) -> Timestamp;
+}

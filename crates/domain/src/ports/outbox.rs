@@ -1,0 +1,17 @@
+//! The event outbox.
+
+use crate::{
+    event::{NewEvent, StoredEvent},
+    ids::TeamId,
+    ports::StoreResult,
+};
+use async_trait::async_trait;
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait OutboxStore: Send + Sync {
+    /// Appends events on their own (use cases normally pass them to the write they belong to).
+    async fn append_events(&self, events: &[NewEvent]) -> StoreResult<()>;
+    /// The team's outbox, oldest first.
+    async fn events(&self, team: TeamId) -> StoreResult<Vec<StoredEvent>>;
+}

@@ -1,0 +1,14 @@
+//! Instance-wide settings and the database's health.
+
+use crate::ports::StoreResult;
+use async_trait::async_trait;
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait SettingsStore: Send + Sync {
+    /// The stored value for `name`, storing `candidate` first if there is none. Concurrent
+    /// callers all get the same value.
+    async fn get_or_init_setting(&self, name: &str, candidate: &str) -> StoreResult<String>;
+    /// Whether the database answers.
+    async fn ping(&self) -> StoreResult<()>;
+}
