@@ -2,10 +2,10 @@
 //! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
 //! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
 //! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts,
-//! `access.rs` for team administration, `edits.rs` for atomic edits of stored rows,
-//! `moderation.rs` for the team's edits and removals of comments) run against every adapter — the
-//! in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three keep the same
-//! promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
+//! `access.rs` for team administration, `session.rs` for the authenticated subscriber,
+//! `edits.rs` for atomic edits of stored rows, `moderation.rs` for the team's edits and removals
+//! of comments) run against every adapter — the in-memory store, diesel on SQLite and diesel on
+//! PostgreSQL — so all three keep the same promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
 
 #[path = "port_contract/access.rs"]
@@ -22,6 +22,8 @@ mod moderation;
 mod notifications;
 #[path = "port_contract/roadmaps.rs"]
 mod roadmaps;
+#[path = "port_contract/session.rs"]
+mod session;
 #[path = "port_contract/story.rs"]
 mod story;
 #[path = "port_contract/tags.rs"]
@@ -228,4 +230,5 @@ port_contract!(
         subscriber_lists_search_sort_and_page,
         subscriber_updates_merge_and_erase_hides_them,
     ],
+    session: [a_session_is_the_subscriber_and_whether_a_team_user_has_its_email],
 );

@@ -1,5 +1,11 @@
 //! Sounding's use cases: one module per operation, each written against the domain's ports
 //! only. The HTTP adapter and the command line call these; storage adapters answer them.
+//!
+//! A use case names the ports it uses: one as `&dyn FeedbackStore`, several (or a helper
+//! shared by use cases) as `&(impl FeedbackStore + BoardStore + ?Sized)`, so a caller holding
+//! the whole `&dyn Store` passes it unchanged. Only the few that span most of the store
+//! (creating and updating feedback as the team, the CSV import) take `&dyn Store`. The
+//! caller's team membership is resolved once, at authentication (`Caller::is_team_member`).
 
 pub mod api_keys;
 pub mod auth;

@@ -46,6 +46,19 @@ pub struct TeamUser {
     pub created_at: Timestamp,
 }
 
+impl TeamUser {
+    /// The team-member rule (decisions §5): a subscriber is a team member when a user of
+    /// their team has their e-mail. Stores answer it with the subscriber at authentication
+    /// (`SubscriberStore::subscriber_session`); this is the rule they follow.
+    pub fn makes_member(&self, subscriber: &Subscriber) -> bool {
+        self.team_id == subscriber.team_id
+            && subscriber
+                .email
+                .as_ref()
+                .is_some_and(|e| e.as_str() == self.email)
+    }
+}
+
 /// What an operation needs from a team caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
@@ -117,6 +130,10 @@ impl KeyHolder {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscriberSession {
     pub subscriber: Subscriber,
+    /// Whether a user of the team has the subscriber's e-mail (`TeamUser::makes_member`),
+    /// as the store answered when this request was authenticated: a user added or removed
+    /// counts from the next request on.
+    pub is_team_member: bool,
 }
 
 /// An authenticated caller.
@@ -133,6 +150,15 @@ impl Caller {
         match self {
             Caller::Team(k) => k.team_id,
             Caller::Subscriber(s) => s.subscriber.team_id,
+        }
+    }
+
+    /// The team-member rule (decisions §5): a caller with the team's API key, or a subscriber
+    /// whose e-mail is that of a user of the team (resolved at authentication).
+    pub fn is_team_member(&self) -> bool {
+        match self {
+            Caller::Team(_) => true,
+            Caller::Subscriber(s) => s.is_team_member,
         }
     }
 }

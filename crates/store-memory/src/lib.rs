@@ -18,7 +18,7 @@ use std::{
 
 use async_trait::async_trait;
 use sounding_domain::{
-    access::{Role, TeamUser},
+    access::{Role, SubscriberSession, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     board::{Board, BoardView},
     edit::{self, Blocked, Edit, Edited},
@@ -266,6 +266,21 @@ impl SubscriberStore for MemoryStore {
             .get(&id)
             .filter(|s| s.team_id == team)
             .cloned())
+    }
+
+    async fn subscriber_session(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+    ) -> StoreResult<Option<SubscriberSession>> {
+        let s = self.state();
+        Ok(s.subscribers
+            .get(&id)
+            .filter(|s| s.team_id == team)
+            .map(|subscriber| SubscriberSession {
+                is_team_member: s.users.values().any(|u| u.makes_member(subscriber)),
+                subscriber: subscriber.clone(),
+            }))
     }
 
     async fn subscriber_by_email(

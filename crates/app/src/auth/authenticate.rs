@@ -3,7 +3,7 @@
 //! a live subscriber whose token version matches).
 
 use sounding_domain::{
-    access::{Caller, KeyHolder, SubscriberSession},
+    access::{Caller, KeyHolder},
     api_key::{hash_key, looks_like_api_key},
     ports::{AccessStore, Clock, SubscriberStore, TokenCodec},
     team_admin::{key_use_due, KEY_USE_RESOLUTION_SECONDS},
@@ -64,13 +64,14 @@ pub async fn authenticate(
         TokenError::Invalid => AuthError::Required,
     })?;
     // A live subscriber of the team is proof enough that the team is live: teams are never
-    // deleted, and their subscribers would go with them.
-    let subscriber = subscribers
-        .subscriber(claims.team_id, claims.subscriber_id)
+    // deleted, and their subscribers would go with them. Whether they are a team member comes
+    // with them, in the same read, so no use case asks again.
+    let session = subscribers
+        .subscriber_session(claims.team_id, claims.subscriber_id)
         .await?
-        .filter(|s| s.token_version == claims.version)
+        .filter(|s| s.subscriber.token_version == claims.version)
         .ok_or(AuthError::Required)?;
-    Ok(Caller::Subscriber(SubscriberSession { subscriber }))
+    Ok(Caller::Subscriber(session))
 }
 
 #[cfg(test)]
@@ -78,7 +79,7 @@ mod tests {
     use super::*;
     use crate::AppError;
     use sounding_domain::{
-        access::Role,
+        access::{Role, SubscriberSession},
         api_key::{ApiKey, ApiKeyGrant},
         ports::{MockAccessStore, MockClock, MockSubscriberStore, MockTokenCodec},
         subscriber::{Identify, Subscriber},
@@ -246,10 +247,15 @@ mod tests {
                 .returning(move |_, _| Ok(claims(version)));
             let mut subscribers = MockSubscriberStore::new();
             subscribers
-                .expect_subscriber()
+                .expect_subscriber_session()
                 .withf(move |t, s| *t == team && *s == id)
                 .times(1)
-                .returning(move |_, _| Ok(found.clone()));
+                .returning(move |_, _| {
+                    Ok(found.clone().map(|subscriber| SubscriberSession {
+                        subscriber,
+                        is_team_member: true,
+                    }))
+                });
             async move {
                 authenticate(
                     &MockAccessStore::new(),
@@ -262,6 +268,8 @@ mod tests {
             }
         };
         let session = attempt(3, Some(stored.clone())).await.unwrap();
+        // Membership comes with the subscriber, as the store answered it.
+        assert!(session.is_team_member());
         assert!(matches!(session, Caller::Subscriber(s) if s.subscriber.id == id));
         // Logged out since (a newer version), or gone (with its team, or alone).
         for (version, found) in [(2, Some(stored)), (3, None)] {

@@ -1,7 +1,6 @@
-//! Authentication: turning a presented credential into a `Caller`, and the team-member rule.
+//! Authentication: turning a presented credential into a `Caller`, team membership included
+//! (the rule is `Caller::is_team_member` in the domain, resolved here once per request).
 
 mod authenticate;
-mod team_member;
 
 pub use authenticate::{authenticate, Credential};
-pub use team_member::is_team_member;

@@ -5,11 +5,13 @@
 use serde_json::Value;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
+    board::BoardView,
     event::EventKind,
     feedback::{Feedback, FeedbackDraft, FeedbackStatus, FeedbackView, Priority},
-    ports::{Clock, Store},
-    subscriber::{Identify, SubscriberRef},
-    tag, DomainError, Entity, FeedbackId, SubscriberId,
+    ports::{BoardStore, Clock, FeedbackStore, Store, TeamStore},
+    subscriber::{Identify, Subscriber, SubscriberRef},
+    tag::{self, TagRef},
+    DomainError, Entity, FeedbackId, SubscriberId, Timestamp,
 };
 
 use super::{
@@ -114,33 +116,7 @@ pub async fn create_feedback(
             .ok_or(AppError::not_found(Entity::Subscriber))?,
         None => team_author(store, caller, creator, now).await?,
     };
-    let feedback = Feedback {
-        id: FeedbackId::new(),
-        team_id: caller.team_id,
-        board_id: board.as_ref().map(|b| b.board.id),
-        url_id: String::new(),
-        title: draft.title,
-        text: draft.text,
-        status,
-        priority,
-        kind: draft.kind,
-        creator_id: creator.id,
-        meta: draft.meta,
-        published_at: Some(now),
-        archived_at: None,
-        created_at: now,
-        updated_at: now,
-        last_modified_by_id: None,
-    };
-    let view = FeedbackView {
-        feedback,
-        board: board.as_ref().map(board_ref),
-        creator: Some(SubscriberRef::from(&creator)),
-        last_modified_by: None,
-        vote_count: 0,
-        comment_count: 0,
-        tags,
-    };
+    let view = new_view(draft, board.as_ref(), &creator, status, priority, tags, now);
     insert_new(store, view, |v| {
         vec![feedback_event(EventKind::NewFeedback, v, now, &[])]
     })
@@ -148,7 +124,7 @@ pub async fn create_feedback(
 }
 
 pub async fn create_public_feedback(
-    store: &dyn Store,
+    store: &(impl TeamStore + BoardStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,
     session: &SubscriberSession,
     input: PublicFeedbackInput,
@@ -174,34 +150,18 @@ pub async fn create_public_feedback(
             .is_some_and(|b| b.board.meta.require_moderation);
 
     let now = clock.now();
-    let creator = session.subscriber.clone();
-    let feedback = Feedback {
-        id: FeedbackId::new(),
-        team_id: team.id,
-        board_id: board.as_ref().map(|b| b.board.id),
-        url_id: String::new(),
-        title: draft.title,
-        text: draft.text,
-        status: FeedbackStatus::InReview,
-        priority: Priority::Medium,
-        kind: draft.kind,
-        creator_id: creator.id,
-        meta: draft.meta,
-        published_at: (!moderated).then_some(now),
-        archived_at: None,
-        created_at: now,
-        updated_at: now,
-        last_modified_by_id: None,
-    };
-    let view = FeedbackView {
-        feedback,
-        board: board.as_ref().map(board_ref),
-        creator: Some(SubscriberRef::from(&creator)),
-        last_modified_by: None,
-        vote_count: 0,
-        comment_count: 0,
-        tags: Vec::new(),
-    };
+    let mut view = new_view(
+        draft,
+        board.as_ref(),
+        &session.subscriber,
+        FeedbackStatus::InReview,
+        Priority::Medium,
+        Vec::new(),
+        now,
+    );
+    if moderated {
+        view.feedback.published_at = None;
+    }
     insert_new(store, view, |v| {
         vec![
             feedback_event(EventKind::NewFeedback, v, now, &[]),
@@ -209,4 +169,44 @@ pub async fn create_public_feedback(
         ]
     })
     .await
+}
+
+/// A new item of the creator's team, published at `now`, before `insert_new` draws its `urlId`:
+/// no votes, no comments, never edited.
+fn new_view(
+    draft: FeedbackDraft,
+    board: Option<&BoardView>,
+    creator: &Subscriber,
+    status: FeedbackStatus,
+    priority: Priority,
+    tags: Vec<TagRef>,
+    now: Timestamp,
+) -> FeedbackView {
+    let feedback = Feedback {
+        id: FeedbackId::new(),
+        team_id: creator.team_id,
+        board_id: board.map(|b| b.board.id),
+        url_id: String::new(),
+        title: draft.title,
+        text: draft.text,
+        status,
+        priority,
+        kind: draft.kind,
+        creator_id: creator.id,
+        meta: draft.meta,
+        published_at: Some(now),
+        archived_at: None,
+        created_at: now,
+        updated_at: now,
+        last_modified_by_id: None,
+    };
+    FeedbackView {
+        feedback,
+        board: board.map(board_ref),
+        creator: Some(SubscriberRef::from(creator)),
+        last_modified_by: None,
+        vote_count: 0,
+        comment_count: 0,
+        tags,
+    }
 }

@@ -5,7 +5,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     event::EventKind,
     feedback::FeedbackView,
-    ports::{Clock, Store},
+    ports::{Clock, FeedbackStore},
     FeedbackId,
 };
 
@@ -13,7 +13,7 @@ use super::{feedback_event, feedback_not_found, readable_feedback, team_feedback
 use crate::error::{AppError, AppResult};
 
 async fn remove(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     clock: &dyn Clock,
     view: &FeedbackView,
 ) -> AppResult<FeedbackId> {
@@ -30,7 +30,7 @@ async fn remove(
 }
 
 pub async fn delete_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
@@ -42,7 +42,7 @@ pub async fn delete_feedback(
 }
 
 pub async fn delete_public_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     session: &SubscriberSession,
     feedback_id: Option<&str>,

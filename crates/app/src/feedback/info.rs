@@ -4,7 +4,7 @@
 use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     feedback::FeedbackView,
-    ports::Store,
+    ports::FeedbackStore,
     slug, FeedbackId,
 };
 
@@ -19,7 +19,7 @@ pub struct FeedbackLookup {
 }
 
 async fn find(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     caller: &Caller,
     lookup: &FeedbackLookup,
     id_field: &str,
@@ -47,7 +47,7 @@ async fn find(
 }
 
 pub async fn feedback_info(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     caller: &KeyHolder,
     lookup: FeedbackLookup,
 ) -> AppResult<FeedbackView> {
@@ -57,12 +57,12 @@ pub async fn feedback_info(
 
 /// The item, and under a subscriber token whether that subscriber follows it.
 pub async fn public_feedback_info(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     caller: &Caller,
     lookup: FeedbackLookup,
 ) -> AppResult<(FeedbackView, Option<bool>)> {
     let view = find(store, caller, &lookup, "feedbackId").await?;
-    let view = ensure_readable(store, caller, view).await?;
+    let view = ensure_readable(caller, view)?;
     let following = match caller {
         Caller::Subscriber(session) => Some(
             store

@@ -9,7 +9,7 @@ use sounding_domain::{
         FeedbackView, TRENDING_WINDOW_SECONDS,
     },
     page::{PageRequest, Paged},
-    ports::{Clock, Store},
+    ports::{Clock, FeedbackStore},
     BoardId, TagId,
 };
 
@@ -74,7 +74,7 @@ fn query(
 }
 
 pub async fn list_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: FeedbackListInput,
@@ -88,7 +88,7 @@ pub async fn list_feedback(
 }
 
 pub async fn list_public_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &Caller,
     input: FeedbackListInput,

@@ -7,7 +7,9 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     feedback::FeedbackView,
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeOutcome},
-    ports::{Clock, Store},
+    ports::{
+        AccessStore, BoardStore, Clock, FeedbackCurationStore, FeedbackStore, SubscriberStore,
+    },
     FeedbackId,
 };
 
@@ -31,7 +33,7 @@ pub struct Merged {
 }
 
 pub async fn merge_feedback(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + FeedbackStore + FeedbackCurationStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: MergeInput,
@@ -100,7 +102,7 @@ fn merge_events(target: &FeedbackView, source: &FeedbackView) -> Vec<NewEvent> {
 
 /// The team's items per status (on one board when `board_id` is given), archived apart.
 pub async fn count_feedback(
-    store: &dyn Store,
+    store: &(impl BoardStore + FeedbackCurationStore + ?Sized),
     caller: &KeyHolder,
     board_id: Option<&str>,
 ) -> AppResult<FeedbackCounts> {
@@ -122,43 +124,16 @@ mod tests {
     use sounding_domain::{
         access::Role,
         ports::{FeedbackStore, OutboxStore},
-        DomainError, Timestamp,
+        DomainError,
     };
     use sounding_store_memory::MemoryStore;
 
     use super::*;
-    use crate::{
-        feedback::{archive_feedback, create_feedback, NewFeedbackInput},
-        teams::{create_team, NewTeam},
+    use crate::feedback::{
+        archive_feedback, create_feedback,
+        tests::{world, Fixed, World},
+        NewFeedbackInput,
     };
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    async fn owner(store: &MemoryStore) -> KeyHolder {
-        let created = create_team(
-            store,
-            &Fixed,
-            NewTeam {
-                name: "Acme".into(),
-                subdomain: "acme".into(),
-                owner_email: Some("boss@acme.io".into()),
-            },
-        )
-        .await
-        .unwrap();
-        KeyHolder {
-            team_id: created.team.id,
-            key_id: created.key.id,
-            user_id: created.owner.id,
-            role: created.owner.role,
-            read_only: false,
-        }
-    }
 
     async fn item(store: &MemoryStore, caller: &KeyHolder, title: &str) -> FeedbackView {
         let input = NewFeedbackInput {
@@ -177,8 +152,7 @@ mod tests {
 
     #[tokio::test]
     async fn refusals_come_before_any_write() {
-        let store = MemoryStore::new();
-        let owner = owner(&store).await;
+        let World { store, owner } = world().await;
         let a = item(&store, &owner, "A").await;
         let b = item(&store, &owner, "B").await;
         let c = item(&store, &owner, "C").await;
@@ -230,8 +204,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_merge_returns_both_items_and_announces_both() {
-        let store = MemoryStore::new();
-        let owner = owner(&store).await;
+        let World { store, owner } = world().await;
         let a = item(&store, &owner, "A").await;
         let b = item(&store, &owner, "B").await;
         let merged = merge_feedback(&store, &Fixed, &owner, input(&a, &b))

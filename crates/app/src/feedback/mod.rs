@@ -12,7 +12,7 @@ mod update;
 
 pub use create::{create_feedback, create_public_feedback, NewFeedbackInput, PublicFeedbackInput};
 pub use delete::{delete_feedback, delete_public_feedback};
-pub use follow::{follow_feedback, unfollow_feedback};
+pub use follow::follow_feedback;
 pub use info::{feedback_info, public_feedback_info, FeedbackLookup};
 pub use list::{list_feedback, list_public_feedback, FeedbackListInput};
 pub use merge::{count_feedback, merge_feedback, MergeInput, Merged};
@@ -25,7 +25,9 @@ use sounding_domain::{
     board::BoardView,
     event::{EventKind, NewEvent},
     feedback::{BoardRef, FeedbackReach, FeedbackView},
-    ports::{conflicts, Store, StoreError},
+    ports::{
+        conflicts, AccessStore, BoardStore, FeedbackStore, StoreError, SubscriberStore, TagStore,
+    },
     slug,
     subscriber::{Identify, Subscriber},
     tag::{self, TagRef},
@@ -33,7 +35,6 @@ use sounding_domain::{
 };
 
 use crate::{
-    auth::is_team_member,
     error::{AppError, AppResult},
     wire::{self, FeedbackJson},
 };
@@ -48,7 +49,7 @@ pub(crate) fn feedback_not_found() -> AppError {
 
 /// The team's item, whatever its state.
 pub(crate) async fn team_feedback(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     caller: &Caller,
     id: FeedbackId,
 ) -> AppResult<FeedbackView> {
@@ -61,27 +62,23 @@ pub(crate) async fn team_feedback(
 /// The item as public operations see it: published, and on a public board or none — or on a
 /// private board for a team member. Anything else is not found, never revealed.
 pub(crate) async fn readable_feedback(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     caller: &Caller,
     id: FeedbackId,
 ) -> AppResult<FeedbackView> {
     let view = team_feedback(store, caller, id).await?;
-    ensure_readable(store, caller, view).await
+    ensure_readable(caller, view)
 }
 
-pub(crate) async fn ensure_readable(
-    store: &dyn Store,
-    caller: &Caller,
-    view: FeedbackView,
-) -> AppResult<FeedbackView> {
-    ensure_reach(store, caller, view.reach()).await?;
+pub(crate) fn ensure_readable(caller: &Caller, view: FeedbackView) -> AppResult<FeedbackView> {
+    ensure_reach(caller, view.reach())?;
     Ok(view)
 }
 
 /// `readable_feedback` for the operations that need only to know (a vote, a follow): one
 /// small read instead of the item's view.
 pub(crate) async fn ensure_feedback_readable(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     caller: &Caller,
     id: FeedbackId,
 ) -> AppResult<()> {
@@ -89,13 +86,11 @@ pub(crate) async fn ensure_feedback_readable(
         .feedback_reach(caller.team_id(), id)
         .await?
         .ok_or_else(feedback_not_found)?;
-    ensure_reach(store, caller, reach).await
+    ensure_reach(caller, reach)
 }
 
-async fn ensure_reach(store: &dyn Store, caller: &Caller, reach: FeedbackReach) -> AppResult<()> {
-    if reach.is_publicly_readable()
-        || (reach.is_for_members() && is_team_member(store, caller).await?)
-    {
+fn ensure_reach(caller: &Caller, reach: FeedbackReach) -> AppResult<()> {
+    if reach.is_publicly_readable() || (reach.is_for_members() && caller.is_team_member()) {
         Ok(())
     } else {
         Err(feedback_not_found())
@@ -104,7 +99,7 @@ async fn ensure_reach(store: &dyn Store, caller: &Caller, reach: FeedbackReach) 
 
 /// The board `raw` names in the team: 400 when malformed, 404 when it is not the team's.
 pub(crate) async fn team_board(
-    store: &dyn Store,
+    store: &(impl BoardStore + ?Sized),
     caller: &Caller,
     raw: &str,
 ) -> AppResult<BoardView> {
@@ -118,12 +113,12 @@ pub(crate) async fn team_board(
 /// A board a subscriber may post to: it must exist in their team (a private one only for team
 /// members; to others it does not exist) and accept public submissions.
 pub(crate) async fn board_open_to(
-    store: &dyn Store,
+    store: &(impl BoardStore + ?Sized),
     caller: &Caller,
     raw: &str,
 ) -> AppResult<BoardView> {
     let view = team_board(store, caller, raw).await?;
-    if !view.board.meta.is_public && !is_team_member(store, caller).await? {
+    if !view.board.meta.is_public && !caller.is_team_member() {
         return Err(AppError::not_found(Entity::Board));
     }
     if !view.board.meta.allow_public_submissions {
@@ -146,7 +141,7 @@ pub(crate) fn board_ref(view: &BoardView) -> BoardRef {
 /// The subscriber a team caller writes as: the one with `identify`'s e-mail (created with
 /// source `api` when new), or else the one standing for the key's user.
 pub(crate) async fn team_author(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + ?Sized),
     caller: &KeyHolder,
     identify: Option<Identify>,
     now: Timestamp,
@@ -168,7 +163,7 @@ pub(crate) async fn team_author(
 
 /// The tags `ids` name, in display order: 404 `Tag not found` unless each is the team's.
 pub(crate) async fn team_tags(
-    store: &dyn Store,
+    store: &(impl TagStore + ?Sized),
     caller: &KeyHolder,
     ids: &[TagId],
 ) -> AppResult<Vec<TagRef>> {
@@ -186,7 +181,10 @@ pub(crate) async fn team_tags(
 }
 
 /// The user the caller's key belongs to.
-pub(crate) async fn key_user(store: &dyn Store, caller: &KeyHolder) -> AppResult<TeamUser> {
+pub(crate) async fn key_user(
+    store: &(impl AccessStore + ?Sized),
+    caller: &KeyHolder,
+) -> AppResult<TeamUser> {
     store
         .users(caller.team_id)
         .await?
@@ -216,7 +214,7 @@ pub(crate) fn feedback_event(
 /// Inserts a new item, drawing another `urlId` when the team already has the one drawn. The
 /// events are built for the item as finally inserted.
 pub(crate) async fn insert_new(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     mut view: FeedbackView,
     events: impl Fn(&FeedbackView) -> Vec<NewEvent>,
 ) -> AppResult<FeedbackView> {

@@ -5,7 +5,7 @@ use sounding_domain::{
     access::{KeyHolder, Need},
     event::EventKind,
     feedback::{Feedback, FeedbackView},
-    ports::{Clock, Store},
+    ports::{Clock, FeedbackStore},
     Entity, FeedbackId, Timestamp,
 };
 
@@ -13,7 +13,7 @@ use super::feedback_event;
 use crate::error::AppResult;
 
 async fn moderate(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
@@ -47,7 +47,7 @@ async fn moderate(
 
 /// Makes an item awaiting moderation public.
 pub async fn publish_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
@@ -59,7 +59,7 @@ pub async fn publish_feedback(
 }
 
 pub async fn archive_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
@@ -71,7 +71,7 @@ pub async fn archive_feedback(
 }
 
 pub async fn restore_feedback(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,

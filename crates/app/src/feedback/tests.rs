@@ -21,19 +21,19 @@ use crate::{
     AppError,
 };
 
-struct Fixed;
+pub(super) struct Fixed;
 impl Clock for Fixed {
     fn now(&self) -> Timestamp {
         Timestamp::from_unix_seconds(1_800_000_000).unwrap()
     }
 }
 
-struct World {
-    store: MemoryStore,
-    owner: KeyHolder,
+pub(super) struct World {
+    pub(super) store: MemoryStore,
+    pub(super) owner: KeyHolder,
 }
 
-async fn world() -> World {
+pub(super) async fn world() -> World {
     let store = MemoryStore::new();
     let created = create_team(
         &store,
@@ -64,7 +64,12 @@ impl World {
             .identify(self.owner.team_id, &identify, Fixed.now())
             .await
             .unwrap();
-        SubscriberSession { subscriber }
+        // As authentication resolves it.
+        self.store
+            .subscriber_session(self.owner.team_id, subscriber.id)
+            .await
+            .unwrap()
+            .unwrap()
     }
 
     async fn kinds(&self) -> Vec<String> {

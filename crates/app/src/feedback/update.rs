@@ -8,7 +8,7 @@ use sounding_domain::{
     error::DomainResult,
     event::{EventKind, NewEvent},
     feedback::{BoardRef, FeedbackPatch, FeedbackStatus, FeedbackView, Priority},
-    ports::{Clock, Store},
+    ports::{BoardStore, Clock, FeedbackStore, Store},
     subscriber::SubscriberRef,
     tag::{self, TagRef},
     Entity, FeedbackId, TeamId, Timestamp,
@@ -100,7 +100,7 @@ pub async fn update_feedback(
 }
 
 pub async fn update_public_feedback(
-    store: &dyn Store,
+    store: &(impl BoardStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,
     session: &SubscriberSession,
     changes: FeedbackChanges,
@@ -185,7 +185,7 @@ impl Revision {
 
 /// Stores the revision atomically (`FeedbackStore::edit_feedback`).
 async fn save(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     team: TeamId,
     id: FeedbackId,
     revision: Revision,

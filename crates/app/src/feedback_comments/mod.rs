@@ -12,13 +12,12 @@ use sounding_domain::{
         FeedbackComment,
     },
     page::{PageRequest, Paged},
-    ports::{Clock, Store},
+    ports::{AccessStore, Clock, FeedbackStore, SubscriberStore},
     subscriber::{OnBehalfOf, Subscriber, SubscriberRef},
     Entity, FeedbackCommentId, FeedbackId, Timestamp,
 };
 
 use crate::{
-    auth::is_team_member,
     error::{AppError, AppResult},
     feedback::{ensure_feedback_readable, feedback_not_found, readable_feedback, team_feedback},
     notifications::notify,
@@ -71,7 +70,7 @@ pub struct CommentListInput {
 }
 
 pub async fn create_public_comment(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     session: &SubscriberSession,
     input: PublicCommentInput,
@@ -81,7 +80,7 @@ pub async fn create_public_comment(
     let caller = Caller::Subscriber(session.clone());
     let feedback = readable_feedback(store, &caller, id).await?;
     let is_private = input.is_private.unwrap_or(false);
-    if is_private && !is_team_member(store, &caller).await? {
+    if is_private && !caller.is_team_member() {
         return Err(AppError::forbidden(
             "Only team members can post private comments",
         ));
@@ -98,7 +97,7 @@ pub async fn create_public_comment(
 }
 
 pub async fn create_team_comment(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: TeamCommentInput,
@@ -124,7 +123,7 @@ pub async fn create_team_comment(
 }
 
 async fn insert(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     feedback: &FeedbackView,
     author: Subscriber,
     text: String,
@@ -174,14 +173,14 @@ async fn insert(
 }
 
 pub async fn list_comments(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     caller: &Caller,
     input: CommentListInput,
 ) -> AppResult<Paged<CommentView>> {
     let (id, sort, direction, page) = list_params(&input)?;
     ensure_feedback_readable(store, caller, id).await?;
     let query = CommentQuery {
-        include_private: is_team_member(store, caller).await?,
+        include_private: caller.is_team_member(),
         sort,
         direction,
         page,
@@ -192,7 +191,7 @@ pub async fn list_comments(
 /// Team `feedback-comments.list`: the comments of any item of the team, published or not,
 /// private ones included.
 pub async fn list_team_comments(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     caller: &KeyHolder,
     input: CommentListInput,
 ) -> AppResult<Paged<CommentView>> {
@@ -216,20 +215,31 @@ fn list_params(
     input: &CommentListInput,
 ) -> AppResult<(FeedbackId, CommentSort, Direction, PageRequest)> {
     let id = FeedbackId::parse_required("feedbackId", input.feedback_id.as_deref())?;
-    let sort = input
-        .sort
-        .as_deref()
+    let (sort, direction) = comment_order(
+        input.sort.as_deref(),
+        input.direction.as_deref(),
+        Direction::default(),
+    )?;
+    let page = PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?;
+    Ok((id, sort, direction, page))
+}
+
+/// The order a comment list asks for: `sort` (`createdAt` when absent) and `direction`
+/// (`default` when absent). Feedback and topic comments share it.
+pub(crate) fn comment_order(
+    sort: Option<&str>,
+    direction: Option<&str>,
+    default: Direction,
+) -> AppResult<(CommentSort, Direction)> {
+    let sort = sort
         .map(CommentSort::parse)
         .transpose()?
         .unwrap_or_default();
-    let direction = input
-        .direction
-        .as_deref()
+    let direction = direction
         .map(Direction::parse)
         .transpose()?
-        .unwrap_or_default();
-    let page = PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?;
-    Ok((id, sort, direction, page))
+        .unwrap_or(default);
+    Ok((sort, direction))
 }
 
 fn comment_not_found() -> AppError {
@@ -239,7 +249,7 @@ fn comment_not_found() -> AppError {
 /// Team `feedback-comments.update`: new text, and the privacy when given. No event (none is
 /// named for it); `updatedAt` moves only on a real change.
 pub async fn update_team_comment(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: CommentChanges,
@@ -264,7 +274,7 @@ pub async fn update_team_comment(
 /// Team `feedback-comments.delete`: removes the comment (its item's count drops with it) and
 /// emits `feedback-comments.delete` with the comment as it was. Nobody is notified.
 pub async fn delete_team_comment(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,

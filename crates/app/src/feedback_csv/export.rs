@@ -8,7 +8,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     feedback::{FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView},
     page::{PageRequest, MAX_LIMIT},
-    ports::{Clock, Store},
+    ports::{BoardStore, Clock, FeedbackStore},
     FeedbackId, Timestamp,
 };
 
@@ -44,7 +44,7 @@ pub struct ExportInput {
 
 /// The CSV text (UTF-8, CRLF line ends, header first).
 pub async fn export_feedback(
-    store: &dyn Store,
+    store: &(impl BoardStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: ExportInput,

@@ -6,7 +6,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState, ALREADY_VOTED},
-    ports::{Clock, Store},
+    ports::{AccessStore, Clock, FeedbackStore, SubscriberStore},
     DomainError, FeedbackId, FeedbackVoteId, SubscriberId,
 };
 
@@ -20,7 +20,7 @@ use crate::{
 /// Casts the subscriber's vote: the vote and the item's count after it. A second vote is a
 /// conflict and changes nothing.
 pub async fn cast_vote(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     clock: &dyn Clock,
     session: &SubscriberSession,
     feedback_id: Option<&str>,
@@ -34,7 +34,7 @@ pub async fn cast_vote(
 /// created when new, or the key's user's), on any item of the team, whatever its state. The
 /// same rules and answers as a subscriber's own vote; the event says `onBehalf: true`.
 pub async fn cast_vote_on_behalf(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,
     holder: &KeyHolder,
     feedback_id: Option<&str>,
@@ -53,7 +53,7 @@ pub async fn cast_vote_on_behalf(
 /// Removes the subscriber's vote if there is one; the count after. Idempotent. An item the
 /// caller may not read is not found, as for `feedbacks.info` (nothing changes).
 pub async fn retract_vote(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<i64> {
@@ -67,7 +67,7 @@ pub async fn retract_vote(
 /// after. Idempotent; a subscriber not yet known (an e-mail, the key's user) has no vote, and
 /// nothing is created for them.
 pub async fn retract_vote_on_behalf(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + FeedbackStore + ?Sized),
     holder: &KeyHolder,
     feedback_id: Option<&str>,
     voter: OnBehalfInput,
@@ -83,7 +83,11 @@ pub async fn retract_vote_on_behalf(
 
 /// Whether `caller` may vote on the item, or take a vote back: a subscriber on what they may
 /// read; the team on any of its items (it reads them all, unpublished and archived too).
-async fn ensure_votable(store: &dyn Store, caller: &Caller, id: FeedbackId) -> AppResult<()> {
+async fn ensure_votable(
+    store: &(impl FeedbackStore + ?Sized),
+    caller: &Caller,
+    id: FeedbackId,
+) -> AppResult<()> {
     match caller {
         Caller::Subscriber(_) => ensure_feedback_readable(store, caller, id).await,
         Caller::Team(_) => store
@@ -97,7 +101,7 @@ async fn ensure_votable(store: &dyn Store, caller: &Caller, id: FeedbackId) -> A
 /// The vote of `voter`, cast by `caller`: the subscriber themselves, or the team for them
 /// (`onBehalf` in the event). Counted and announced in the vote's transaction.
 async fn cast(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     clock: &dyn Clock,
     caller: &Caller,
     voter: SubscriberId,
@@ -160,7 +164,7 @@ async fn cast(
 /// Removes `voter`'s vote, if any (`None`: a subscriber not yet known, who has none); the
 /// item's count after. The caller's right to the item was checked.
 async fn retract(
-    store: &dyn Store,
+    store: &(impl FeedbackStore + ?Sized),
     caller: &Caller,
     voter: Option<SubscriberId>,
     id: FeedbackId,
@@ -175,7 +179,7 @@ async fn retract(
 
 /// The item's count and, under a subscriber token, the caller's vote.
 pub async fn vote_info(
-    store: &dyn Store,
+    store: &dyn FeedbackStore,
     caller: &Caller,
     feedback_id: Option<&str>,
 ) -> AppResult<(FeedbackId, VoteState)> {

@@ -5,7 +5,7 @@ use sounding_domain::{
     access::SubscriberSession,
     notification::{NotificationPage, NotificationQuery},
     page::PageRequest,
-    ports::Store,
+    ports::NotificationStore,
 };
 
 use crate::error::AppResult;
@@ -21,7 +21,7 @@ pub struct NotificationListInput {
 }
 
 pub async fn list_notifications(
-    store: &dyn Store,
+    store: &dyn NotificationStore,
     session: &SubscriberSession,
     input: NotificationListInput,
 ) -> AppResult<NotificationPage> {

@@ -4,7 +4,7 @@
 use sounding_domain::{
     access::SubscriberSession,
     notification::{MarkRead, MAX_MARK_IDS},
-    ports::{Clock, Store},
+    ports::{Clock, NotificationStore},
     NotificationId,
 };
 
@@ -18,7 +18,7 @@ pub struct MarkReadInput {
 
 /// How many notifications became read.
 pub async fn mark_read(
-    store: &dyn Store,
+    store: &dyn NotificationStore,
     clock: &dyn Clock,
     session: &SubscriberSession,
     input: MarkReadInput,

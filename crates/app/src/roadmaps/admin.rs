@@ -4,7 +4,7 @@ use serde_json::Value;
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     error::DomainResult,
-    ports::{conflicts, Clock, Store, StoreError},
+    ports::{conflicts, Clock, RoadmapStore, StoreError},
     roadmap::{Roadmap, RoadmapPatch},
     stage::{stage_name, Stage, StageMetaPatch},
     DomainError, Entity, RoadmapId, StageId,
@@ -32,7 +32,7 @@ pub struct InlineStageInput {
 }
 
 pub async fn create_roadmap(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: RoadmapInput,
@@ -79,13 +79,16 @@ pub async fn create_roadmap(
 /// How many stages `roadmaps.create` takes inline; more are added with `stages.create`.
 pub const MAX_INLINE_STAGES: usize = 50;
 
-pub async fn list_roadmaps(store: &dyn Store, caller: &KeyHolder) -> AppResult<Vec<Roadmap>> {
+pub async fn list_roadmaps(
+    store: &dyn RoadmapStore,
+    caller: &KeyHolder,
+) -> AppResult<Vec<Roadmap>> {
     caller.require(Need::Read)?;
     Ok(store.roadmaps(caller.team_id).await?)
 }
 
 pub async fn roadmap_info(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<Roadmap> {
@@ -94,7 +97,7 @@ pub async fn roadmap_info(
 }
 
 pub async fn update_roadmap(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: RoadmapInput,
@@ -119,7 +122,7 @@ pub async fn update_roadmap(
 /// Removes a roadmap with its stages. While it holds topics: 409 unless `force`, which removes
 /// the topics too.
 pub async fn delete_roadmap(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     caller: &KeyHolder,
     id: Option<&str>,
     force: bool,

@@ -13,14 +13,14 @@ pub use stages::{
     DEFAULT_TOPICS_LIMIT,
 };
 
-use sounding_domain::{ports::Store, roadmap::Roadmap, Entity, RoadmapId, TeamId};
+use sounding_domain::{ports::RoadmapStore, roadmap::Roadmap, Entity, RoadmapId, TeamId};
 
 use crate::error::{AppError, AppResult};
 
 /// The team's roadmap named by `raw` in `field` (required): 400 when malformed, 404 when not
 /// the team's.
 pub(crate) async fn team_roadmap(
-    store: &dyn Store,
+    store: &(impl RoadmapStore + ?Sized),
     team: TeamId,
     field: &str,
     raw: Option<&str>,

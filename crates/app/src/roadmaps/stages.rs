@@ -7,17 +7,14 @@ use sounding_domain::{
     access::{AdminArea, Caller, KeyHolder, Need},
     feedback_comment::Direction,
     page::{PageRequest, Paged},
-    ports::{conflicts, Clock, Store, StoreError},
+    ports::{conflicts, Clock, RoadmapStore, StoreError, TopicStore},
     stage::{parse_order, stage_name, Stage, StageMetaPatch, StageView},
     topic::{TopicQuery, TopicSort, TopicView},
     DomainError, Entity, StageId,
 };
 
 use super::team_roadmap;
-use crate::{
-    auth::is_team_member,
-    error::{AppError, AppResult},
-};
+use crate::error::{AppError, AppResult};
 
 /// Topics per page of `stages.info` when the caller does not say (interface §8).
 pub const DEFAULT_TOPICS_LIMIT: i64 = 50;
@@ -47,7 +44,7 @@ fn stage_not_found() -> AppError {
 }
 
 pub async fn create_stage(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: StageInput,
@@ -82,7 +79,7 @@ pub async fn create_stage(
 }
 
 pub async fn update_stage(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: StageInput,
@@ -113,7 +110,7 @@ pub async fn update_stage(
 
 /// Removes a stage and closes the gap in the order. While it holds topics: 409 unless `force`.
 pub async fn delete_stage(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     caller: &KeyHolder,
     id: Option<&str>,
     force: bool,
@@ -135,13 +132,13 @@ pub async fn delete_stage(
 
 /// The roadmap's stages by order; private ones only when asked for by a team member.
 pub async fn list_stages(
-    store: &dyn Store,
+    store: &dyn RoadmapStore,
     caller: &Caller,
     roadmap_id: Option<&str>,
     include_private: bool,
 ) -> AppResult<Vec<StageView>> {
     let roadmap = team_roadmap(store, caller.team_id(), "roadmapId", roadmap_id).await?;
-    let include_private = include_private && is_team_member(store, caller).await?;
+    let include_private = include_private && caller.is_team_member();
     Ok(store
         .stages(caller.team_id(), roadmap.id, include_private)
         .await?)
@@ -150,7 +147,7 @@ pub async fn list_stages(
 /// A stage with one page of its published topics. A private stage is not found for callers
 /// who are not team members.
 pub async fn stage_info(
-    store: &dyn Store,
+    store: &(impl RoadmapStore + TopicStore + ?Sized),
     caller: &Caller,
     input: StageInfoInput,
 ) -> AppResult<(StageView, Paged<TopicView>)> {
@@ -172,7 +169,7 @@ pub async fn stage_info(
         .stage(caller.team_id(), id)
         .await?
         .ok_or_else(stage_not_found)?;
-    if view.stage.meta.is_private && !is_team_member(store, caller).await? {
+    if view.stage.meta.is_private && !caller.is_team_member() {
         return Err(stage_not_found());
     }
     let query = TopicQuery {

@@ -3,8 +3,11 @@
 //! the one standing for the key's user (`domain::subscriber::OnBehalfOf`).
 
 use sounding_domain::{
-    access::KeyHolder, ports::Store, subscriber::OnBehalfOf, subscriber::Subscriber, Entity,
-    Timestamp,
+    access::KeyHolder,
+    ports::{AccessStore, SubscriberStore},
+    subscriber::OnBehalfOf,
+    subscriber::Subscriber,
+    Entity, Timestamp,
 };
 
 use crate::{
@@ -19,7 +22,7 @@ fn subscriber_not_found() -> AppError {
 /// The subscriber to act for: a live one of the team by id (else `Subscriber not found`), or
 /// the one with the e-mail, found or created as `identify` does, or the key's user's.
 pub(crate) async fn subscriber_for(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + ?Sized),
     caller: &KeyHolder,
     who: OnBehalfOf,
     now: Timestamp,
@@ -38,7 +41,7 @@ pub(crate) async fn subscriber_for(
 /// The same subscriber when it exists, creating nothing: for undoing (`unvote`), where a
 /// subscriber not yet known has nothing to undo. An unknown id is still `Subscriber not found`.
 pub(crate) async fn existing_subscriber_for(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + ?Sized),
     caller: &KeyHolder,
     who: OnBehalfOf,
 ) -> AppResult<Option<Subscriber>> {

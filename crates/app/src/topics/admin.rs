@@ -7,7 +7,7 @@ use sounding_domain::{
     event::EventKind,
     feedback_comment::Direction,
     page::{PageRequest, Paged},
-    ports::{Clock, Store},
+    ports::{Clock, RoadmapStore, TopicStore},
     topic::{StageRef, TopicPatch, TopicQuery, TopicSort, TopicView},
     Entity, RoadmapId, StageId, TopicId,
 };
@@ -45,7 +45,7 @@ pub struct TopicChanges {
 }
 
 pub async fn list_topics(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     caller: &KeyHolder,
     input: TopicListInput,
 ) -> AppResult<Paged<TopicView>> {
@@ -80,7 +80,7 @@ pub async fn list_topics(
 }
 
 pub async fn update_topic(
-    store: &dyn Store,
+    store: &(impl RoadmapStore + TopicStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     changes: TopicChanges,
@@ -156,7 +156,7 @@ pub async fn update_topic(
 
 /// Removes a topic with its comments, votes, follows and visits.
 pub async fn delete_topic(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<TopicId> {

@@ -5,9 +5,9 @@
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
-    feedback_comment::{comment_text, CommentSort, Direction},
+    feedback_comment::{comment_text, Direction},
     page::{PageRequest, Paged},
-    ports::{Clock, Store},
+    ports::{Clock, TopicStore},
     subscriber::SubscriberRef,
     topic_comment::{
         CommentSource, CommentThread, ThreadQuery, ThreadScope, TopicComment, TopicCommentView,
@@ -18,8 +18,8 @@ use sounding_domain::{
 
 use super::{topic_not_found, visible_to, visible_topic};
 use crate::{
-    auth::is_team_member,
     error::{AppError, AppResult},
+    feedback_comments::comment_order,
     notifications::notify,
     wire::{self, TopicCommentJson},
 };
@@ -55,7 +55,7 @@ pub struct TopicCommentListInput {
 }
 
 pub async fn create_topic_comment(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     clock: &dyn Clock,
     session: &SubscriberSession,
     input: TopicCommentInput,
@@ -134,7 +134,7 @@ fn comment_not_found() -> AppError {
 /// Team `topic-comments.list`: like the public list for a team member, every topic of the team
 /// (unpublished, private stages), and a topic of another team or none is an empty page.
 pub async fn list_team_topic_comments(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     caller: &KeyHolder,
     input: TopicCommentListInput,
 ) -> AppResult<(Paged<CommentThread>, bool)> {
@@ -150,18 +150,11 @@ fn thread_query(input: &TopicCommentListInput, scope: ThreadScope) -> AppResult<
         .as_deref()
         .map(|raw| TopicId::parse("id", raw))
         .transpose()?;
-    let sort = input
-        .sort
-        .as_deref()
-        .map(CommentSort::parse)
-        .transpose()?
-        .unwrap_or_default();
-    let direction = input
-        .direction
-        .as_deref()
-        .map(Direction::parse)
-        .transpose()?
-        .unwrap_or(Direction::Desc);
+    let (sort, direction) = comment_order(
+        input.sort.as_deref(),
+        input.direction.as_deref(),
+        Direction::Desc,
+    )?;
     let page = PageRequest::new(input.limit, input.offset, DEFAULT_COMMENTS_LIMIT)?;
     Ok(ThreadQuery {
         topic,
@@ -175,7 +168,7 @@ fn thread_query(input: &TopicCommentListInput, scope: ThreadScope) -> AppResult<
 /// Team `topic-comments.update`: new text; `updatedAt` moves only on a real change. A deleted
 /// comment (tombstone) is not found. No event.
 pub async fn update_team_topic_comment(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: TopicCommentChanges,
@@ -204,7 +197,7 @@ pub async fn update_team_topic_comment(
 /// answer it (`TopicComment::removal`); the topic's count drops by one either way. Emits
 /// `topic-comments.delete` with the comment as it was; nobody is notified.
 pub async fn delete_team_topic_comment(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
@@ -243,17 +236,17 @@ fn comment_event(kind: EventKind, view: &TopicCommentView, now: Timestamp) -> Ne
 /// A topic the caller cannot see has no comments to show: an empty page, like a topic
 /// without comments.
 pub async fn list_topic_comments(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     caller: &Caller,
     input: TopicCommentListInput,
 ) -> AppResult<(Paged<CommentThread>, bool)> {
     let mut query = thread_query(&input, ThreadScope::Public)?;
-    if is_team_member(store, caller).await? {
+    if caller.is_team_member() {
         query.scope = ThreadScope::Team;
     }
     if let Some(id) = query.topic {
         let visible = match store.topic(caller.team_id(), id).await? {
-            Some(view) => visible_to(store, caller, &view).await?,
+            Some(view) => visible_to(caller, &view),
             None => false,
         };
         if !visible {

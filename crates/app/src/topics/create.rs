@@ -9,7 +9,10 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     event::EventKind,
     names,
-    ports::{conflicts, Clock, Store, StoreError},
+    ports::{
+        conflicts, AccessStore, Clock, RoadmapStore, StoreError, SubscriberStore, TeamStore,
+        TopicStore,
+    },
     slug,
     stage::Stage,
     subscriber::{Identify, Subscriber, SubscriberSource},
@@ -60,7 +63,7 @@ enum Creator {
 }
 
 pub async fn create_topic(
-    store: &dyn Store,
+    store: &(impl TeamStore + SubscriberStore + RoadmapStore + TopicStore + ?Sized),
     clock: &dyn Clock,
     caller: &Caller,
     input: NewTopicInput,
@@ -130,7 +133,7 @@ pub async fn create_topic(
 /// team `feedbacks.create` without `creatorEmail`); any stage of the team, private ones
 /// included; published at once. Emits `topics.create`.
 pub async fn create_team_topic(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + RoadmapStore + TopicStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     input: TeamTopicInput,
@@ -210,7 +213,7 @@ fn new_topic(
 /// Inserts the topic (and its new creator, when given) with its `topics.create` event,
 /// drawing another `urlId` when the team already has the one drawn.
 async fn insert(
-    store: &dyn Store,
+    store: &(impl TopicStore + ?Sized),
     mut view: TopicView,
     new_creator: Option<Subscriber>,
     now: Timestamp,

@@ -2,43 +2,24 @@
 
 use sounding_domain::{
     access::{Caller, SubscriberSession},
-    ports::{Clock, Store},
+    ports::{Clock, TopicStore},
     TopicId,
 };
 
 use super::{topic_not_found, visible_topic};
 use crate::error::AppResult;
 
+/// Follows the topic (`follow`), or stops following it.
 pub async fn follow_topic(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     clock: &dyn Clock,
     session: &SubscriberSession,
     id: Option<&str>,
-) -> AppResult<TopicId> {
-    let id = TopicId::parse_required("id", id)?;
-    visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
-    set(store, clock, session, id, true).await
-}
-
-pub async fn unfollow_topic(
-    store: &dyn Store,
-    clock: &dyn Clock,
-    session: &SubscriberSession,
-    id: Option<&str>,
+    follow: bool,
 ) -> AppResult<TopicId> {
     let id = TopicId::parse_required("id", id)?;
     // What the caller may not read is not found, as for `topics.info`.
     visible_topic(store, &Caller::Subscriber(session.clone()), id).await?;
-    set(store, clock, session, id, false).await
-}
-
-async fn set(
-    store: &dyn Store,
-    clock: &dyn Clock,
-    session: &SubscriberSession,
-    id: TopicId,
-    follow: bool,
-) -> AppResult<TopicId> {
     let s = &session.subscriber;
     if store
         .set_topic_following(s.team_id, id, s.id, follow, clock.now())

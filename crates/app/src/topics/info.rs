@@ -4,7 +4,7 @@
 
 use sounding_domain::{
     access::Caller,
-    ports::{Clock, Store},
+    ports::{Clock, TeamStore, TopicStore},
     slug,
     team::Team,
     topic::{TopicView, VISIT_WINDOW_SECONDS},
@@ -17,7 +17,7 @@ use crate::error::{AppError, AppResult};
 /// `viewer` names who is looking when the caller is not a subscriber (the client address);
 /// a subscriber is counted by their id.
 pub async fn topic_info(
-    store: &dyn Store,
+    store: &(impl TeamStore + TopicStore + ?Sized),
     clock: &dyn Clock,
     caller: &Caller,
     id: Option<&str>,
@@ -40,7 +40,7 @@ pub async fn topic_info(
     let Some(mut view) = found else {
         return Ok((None, team));
     };
-    if !visible_to(store, caller, &view).await? {
+    if !visible_to(caller, &view) {
         return Ok((None, team));
     }
     let viewer = match caller {

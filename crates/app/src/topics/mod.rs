@@ -16,7 +16,7 @@ pub use comments::{
     DEFAULT_COMMENTS_LIMIT,
 };
 pub use create::{create_team_topic, create_topic, NewTopicInput, TeamTopicInput};
-pub use follow::{follow_topic, unfollow_topic};
+pub use follow::follow_topic;
 pub use info::topic_info;
 pub use votes::{
     cast_topic_vote, cast_topic_vote_on_behalf, retract_topic_vote, retract_topic_vote_on_behalf,
@@ -26,13 +26,12 @@ pub use votes::{
 use sounding_domain::{
     access::Caller,
     event::{EventKind, NewEvent},
-    ports::Store,
+    ports::TopicStore,
     topic::TopicView,
     Entity, Timestamp, TopicId,
 };
 
 use crate::{
-    auth::is_team_member,
     error::{AppError, AppResult},
     wire::{self, TopicJson},
 };
@@ -43,20 +42,13 @@ pub(crate) fn topic_not_found() -> AppError {
 
 /// Whether public operations show the topic to this caller: published, and on a public stage
 /// unless the caller is a team member.
-pub(crate) async fn visible_to(
-    store: &dyn Store,
-    caller: &Caller,
-    view: &TopicView,
-) -> AppResult<bool> {
-    if view.topic.published_at.is_none() {
-        return Ok(false);
-    }
-    Ok(!view.stage.is_private || is_team_member(store, caller).await?)
+pub(crate) fn visible_to(caller: &Caller, view: &TopicView) -> bool {
+    view.topic.published_at.is_some() && (!view.stage.is_private || caller.is_team_member())
 }
 
 /// The topic as public operations see it; anything not visible is not found.
 pub(crate) async fn visible_topic(
-    store: &dyn Store,
+    store: &(impl TopicStore + ?Sized),
     caller: &Caller,
     id: TopicId,
 ) -> AppResult<TopicView> {
@@ -64,7 +56,7 @@ pub(crate) async fn visible_topic(
         .topic(caller.team_id(), id)
         .await?
         .ok_or_else(topic_not_found)?;
-    if visible_to(store, caller, &view).await? {
+    if visible_to(caller, &view) {
         Ok(view)
     } else {
         Err(topic_not_found())

@@ -5,7 +5,7 @@
 use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     event::{EventKind, NewEvent},
-    ports::{Clock, Store},
+    ports::{AccessStore, Clock, SubscriberStore, TopicStore},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
     SubscriberId, TopicId, TopicVoteId,
 };
@@ -21,7 +21,7 @@ use crate::{
 /// Casts the subscriber's vote: the vote and the topic's count after it. `caller` is `None`
 /// without a credential; anything but a subscriber is refused with `Bad request`.
 pub async fn cast_topic_vote(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     clock: &dyn Clock,
     caller: Option<&Caller>,
     id: Option<&str>,
@@ -38,7 +38,7 @@ pub async fn cast_topic_vote(
 /// created when new, or the key's user's) on any topic of the team, published or not. The
 /// same rules and answers as a subscriber's own vote; the event says `onBehalf: true`.
 pub async fn cast_topic_vote_on_behalf(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + TopicStore + ?Sized),
     clock: &dyn Clock,
     holder: &KeyHolder,
     id: Option<&str>,
@@ -56,7 +56,7 @@ pub async fn cast_topic_vote_on_behalf(
 
 /// Removes the subscriber's vote if there is one; idempotent. The count after.
 pub async fn retract_topic_vote(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     caller: Option<&Caller>,
     id: Option<&str>,
 ) -> AppResult<i64> {
@@ -72,7 +72,7 @@ pub async fn retract_topic_vote(
 /// `topics.unvote`: removes the vote of the subscriber `voter` names, if any; the count
 /// after. Idempotent; a subscriber not yet known has no vote, and nothing is created.
 pub async fn retract_topic_vote_on_behalf(
-    store: &dyn Store,
+    store: &(impl AccessStore + SubscriberStore + TopicStore + ?Sized),
     holder: &KeyHolder,
     id: Option<&str>,
     voter: OnBehalfInput,
@@ -88,7 +88,11 @@ pub async fn retract_topic_vote_on_behalf(
 
 /// Whether `caller` may vote on the topic, or take a vote back: a subscriber on what public
 /// operations show them; the team on any of its topics.
-async fn ensure_votable(store: &dyn Store, caller: &Caller, id: TopicId) -> AppResult<()> {
+async fn ensure_votable(
+    store: &(impl TopicStore + ?Sized),
+    caller: &Caller,
+    id: TopicId,
+) -> AppResult<()> {
     match caller {
         Caller::Subscriber(_) => visible_topic(store, caller, id).await.map(|_| ()),
         Caller::Team(_) => store
@@ -102,7 +106,7 @@ async fn ensure_votable(store: &dyn Store, caller: &Caller, id: TopicId) -> AppR
 /// The vote of `voter`, cast by `caller`: the subscriber themselves, or the team for them
 /// (`onBehalf` in the event). The caller's right to the topic was checked.
 async fn cast(
-    store: &dyn Store,
+    store: &(impl TopicStore + ?Sized),
     clock: &dyn Clock,
     caller: &Caller,
     voter: SubscriberId,
@@ -140,7 +144,7 @@ async fn cast(
 /// Removes `voter`'s vote, if any (`None`: a subscriber not yet known, who has none); the
 /// topic's count after.
 async fn retract(
-    store: &dyn Store,
+    store: &(impl TopicStore + ?Sized),
     caller: &Caller,
     voter: Option<SubscriberId>,
     id: TopicId,
@@ -158,7 +162,7 @@ async fn retract(
 
 /// The topic's count and, under a subscriber token, whether the caller voted.
 pub async fn topic_vote_info(
-    store: &dyn Store,
+    store: &dyn TopicStore,
     caller: &Caller,
     id: Option<&str>,
 ) -> AppResult<TopicVoteState> {

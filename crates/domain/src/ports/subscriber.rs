@@ -1,6 +1,7 @@
 //! Subscribers: the team's end users.
 
 use crate::{
+    access::SubscriberSession,
     ids::{SubscriberId, TeamId},
     page::Paged,
     ports::StoreResult,
@@ -14,6 +15,13 @@ use async_trait::async_trait;
 #[async_trait]
 pub trait SubscriberStore: Send + Sync {
     async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>>;
+    /// `subscriber`, with whether a user of the team has its e-mail
+    /// (`TeamUser::makes_member`), in one read: what authenticating a token needs.
+    async fn subscriber_session(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+    ) -> StoreResult<Option<SubscriberSession>>;
     async fn subscriber_by_email(
         &self,
         team: TeamId,

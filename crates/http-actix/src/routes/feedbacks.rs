@@ -362,14 +362,7 @@ pub async fn subscribe(
     caller: SubscriberCaller,
     Params(params): Params<PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = feedback::follow_feedback(
-        &*state.store,
-        &*state.clock,
-        &caller.0,
-        params.feedback_id.as_deref(),
-    )
-    .await?;
-    Ok(HttpResponse::Ok().json(FeedbackDoneResponse::new(id)))
+    follow(&state, &caller, &params, true).await
 }
 
 /// Stops following an item. Idempotent.
@@ -390,11 +383,22 @@ pub async fn unsubscribe(
     caller: SubscriberCaller,
     Params(params): Params<PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = feedback::unfollow_feedback(
+    follow(&state, &caller, &params, false).await
+}
+
+/// `public/feedbacks.subscribe` (`follow`) and `.unsubscribe`.
+async fn follow(
+    state: &ApiState,
+    caller: &SubscriberCaller,
+    params: &PublicFeedbackIdParams,
+    follow: bool,
+) -> Result<HttpResponse, ApiError> {
+    let id = feedback::follow_feedback(
         &*state.store,
         &*state.clock,
         &caller.0,
         params.feedback_id.as_deref(),
+        follow,
     )
     .await?;
     Ok(HttpResponse::Ok().json(FeedbackDoneResponse::new(id)))

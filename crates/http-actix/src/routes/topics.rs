@@ -102,17 +102,7 @@ pub async fn subscribe(
     caller: SubscriberCaller,
     Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let topic_id = topics::follow_topic(
-        &*state.store,
-        &*state.clock,
-        &caller.0,
-        params.id.as_deref(),
-    )
-    .await?;
-    Ok(HttpResponse::Ok().json(TopicDoneResponse {
-        success: true,
-        topic_id,
-    }))
+    follow(&state, &caller, &params, true).await
 }
 
 /// Stops following a topic. Idempotent.
@@ -133,11 +123,22 @@ pub async fn unsubscribe(
     caller: SubscriberCaller,
     Params(params): Params<TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let topic_id = topics::unfollow_topic(
+    follow(&state, &caller, &params, false).await
+}
+
+/// `public/topics.subscribe` (`follow`) and `.unsubscribe`.
+async fn follow(
+    state: &ApiState,
+    caller: &SubscriberCaller,
+    params: &TopicUuidParams,
+    follow: bool,
+) -> Result<HttpResponse, ApiError> {
+    let topic_id = topics::follow_topic(
         &*state.store,
         &*state.clock,
         &caller.0,
         params.id.as_deref(),
+        follow,
     )
     .await?;
     Ok(HttpResponse::Ok().json(TopicDoneResponse {

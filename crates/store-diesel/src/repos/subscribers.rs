@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
+    access::SubscriberSession,
     ids::{SubscriberId, TeamId},
     page::Paged,
     ports::{conflicts, StoreResult, SubscriberStore},
@@ -23,7 +24,7 @@ use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
     one_of::{distinct, one_of},
-    schema::subscribers,
+    schema::{subscribers, team_users},
     tx::write_tx,
     DieselStore,
 };
@@ -173,6 +174,37 @@ impl SubscriberStore for DieselStore {
                 .get_result(conn)
                 .optional()?
                 .map(SubscriberRow::into_domain)
+                .transpose()
+        })
+        .await
+    }
+
+    async fn subscriber_session(
+        &self,
+        team: TeamId,
+        id: SubscriberId,
+    ) -> StoreResult<Option<SubscriberSession>> {
+        let (team, id) = (team.to_string(), id.to_string());
+        // One statement: the row, and `TeamUser::makes_member` as an EXISTS over the team's
+        // users (a NULL e-mail matches no user).
+        let member = diesel::dsl::exists(
+            team_users::table
+                .filter(team_users::team_id.eq(subscribers::team_id))
+                .filter(team_users::email.nullable().eq(subscribers::email)),
+        );
+        self.run_read_one(move |conn| {
+            subscribers::table
+                .filter(subscribers::id.eq(id))
+                .filter(subscribers::team_id.eq(team))
+                .select((SubscriberRow::as_select(), member))
+                .get_result::<(SubscriberRow, bool)>(conn)
+                .optional()?
+                .map(|(row, is_team_member)| {
+                    Ok(SubscriberSession {
+                        subscriber: row.into_domain()?,
+                        is_team_member,
+                    })
+                })
                 .transpose()
         })
         .await
