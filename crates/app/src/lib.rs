@@ -3,8 +3,8 @@
 //!
 //! A use case names the ports it uses: one as `&dyn FeedbackStore`, several (or a helper
 //! shared by use cases) as `&(impl FeedbackStore + BoardStore + ?Sized)`, so a caller holding
-//! the whole `&dyn Store` passes it unchanged. Only the few that span most of the store
-//! (creating and updating feedback as the team, the CSV import) take `&dyn Store`. The
+//! the whole store (`ports::Store`) passes it unchanged. Only the few that span most of the
+//! store (creating and updating feedback as the team, the CSV import) take all of it. The
 //! caller's team membership is resolved once, at authentication (`Caller::is_team_member`).
 
 pub mod api_keys;
