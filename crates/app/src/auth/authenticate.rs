@@ -95,6 +95,22 @@ mod tests {
         clock
     }
 
+    /// `authenticate` with API keys only: no token is verified, no subscriber read.
+    async fn with_keys(access: &MockAccessStore, credential: &Credential) -> AppResult<Caller> {
+        let (subscribers, tokens) = (MockSubscriberStore::new(), MockTokenCodec::new());
+        authenticate(access, &subscribers, &tokens, &clock(), credential).await
+    }
+
+    /// What `authenticate` answers when the token codec refuses with `error`.
+    async fn refused_token(error: TokenError, credential: &Credential) -> AppError {
+        let mut tokens = MockTokenCodec::new();
+        tokens.expect_verify().returning(move |_, _| Err(error));
+        let (access, subscribers) = (MockAccessStore::new(), MockSubscriberStore::new());
+        authenticate(&access, &subscribers, &tokens, &clock(), credential)
+            .await
+            .unwrap_err()
+    }
+
     #[tokio::test]
     async fn a_key_acts_with_the_lower_of_its_role_and_its_users_role() {
         let (key, secret) = ApiKey::new(
@@ -120,15 +136,9 @@ mod tests {
             .expect_touch_api_key()
             .times(1)
             .returning(|_, _, _| Ok(()));
-        let caller = authenticate(
-            &access,
-            &MockSubscriberStore::new(),
-            &MockTokenCodec::new(),
-            &clock(),
-            &Credential::Bearer(secret.expose().to_owned()),
-        )
-        .await
-        .unwrap();
+        let caller = with_keys(&access, &Credential::Bearer(secret.expose().to_owned()))
+            .await
+            .unwrap();
         let Caller::Team(holder) = caller else {
             panic!("expected a key holder")
         };
@@ -154,15 +164,9 @@ mod tests {
             }))
         });
         access.expect_touch_api_key().never();
-        let caller = authenticate(
-            &access,
-            &MockSubscriberStore::new(),
-            &MockTokenCodec::new(),
-            &clock(),
-            &Credential::Bearer(secret.expose().to_owned()),
-        )
-        .await
-        .unwrap();
+        let caller = with_keys(&access, &Credential::Bearer(secret.expose().to_owned()))
+            .await
+            .unwrap();
         assert!(matches!(
             caller,
             Caller::Team(KeyHolder {
@@ -177,52 +181,26 @@ mod tests {
     async fn an_unknown_key_is_authentication_required() {
         let mut access = MockAccessStore::new();
         access.expect_api_key_by_hash().returning(|_| Ok(None));
-        let err = authenticate(
-            &access,
-            &MockSubscriberStore::new(),
-            &MockTokenCodec::new(),
-            &clock(),
-            &Credential::Bearer("a".repeat(38)),
-        )
-        .await
-        .unwrap_err();
+        let err = with_keys(&access, &Credential::Bearer("a".repeat(38)))
+            .await
+            .unwrap_err();
         assert_eq!(err, AppError::Auth(AuthError::Required));
     }
 
     #[tokio::test]
     async fn a_key_in_a_cookie_is_treated_as_a_token_and_refused() {
-        let mut tokens = MockTokenCodec::new();
-        tokens
-            .expect_verify()
-            .returning(|_, _| Err(TokenError::Invalid));
-        let err = authenticate(
-            &MockAccessStore::new(),
-            &MockSubscriberStore::new(),
-            &tokens,
-            &clock(),
-            &Credential::Cookie("a".repeat(38)),
-        )
-        .await
-        .unwrap_err();
-        assert_eq!(err, AppError::Auth(AuthError::Required));
+        assert_eq!(
+            refused_token(TokenError::Invalid, &Credential::Cookie("a".repeat(38))).await,
+            AppError::Auth(AuthError::Required)
+        );
     }
 
     #[tokio::test]
     async fn an_expired_token_says_so() {
-        let mut tokens = MockTokenCodec::new();
-        tokens
-            .expect_verify()
-            .returning(|_, _| Err(TokenError::Expired));
-        let err = authenticate(
-            &MockAccessStore::new(),
-            &MockSubscriberStore::new(),
-            &tokens,
-            &clock(),
-            &Credential::Bearer("x.y.z".into()),
-        )
-        .await
-        .unwrap_err();
-        assert_eq!(err, AppError::Auth(AuthError::Expired));
+        assert_eq!(
+            refused_token(TokenError::Expired, &Credential::Bearer("x.y.z".into())).await,
+            AppError::Auth(AuthError::Expired)
+        );
     }
 
     #[tokio::test]
