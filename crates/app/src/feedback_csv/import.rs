@@ -16,7 +16,7 @@ use sounding_domain::{
     subscriber::Email,
 };
 
-use super::unguard_cell;
+use super::{unguard_cell, COLUMNS};
 use crate::{
     error::{AppError, AppResult},
     feedback::{create_feedback, team_board, NewFeedbackInput},
@@ -52,16 +52,11 @@ struct Row {
 /// would hold a request (and the writer) for minutes; bigger files are split.
 pub const MAX_ROWS: usize = 5_000;
 
-const READ: [&str; 8] = [
-    "title",
-    "text",
-    "status",
-    "priority",
-    "type",
-    "board",
-    "creatorEmail",
-    "creatorName",
-];
+/// The columns an import reads: the export's from `title` to `creatorName`, so an export
+/// imports again.
+fn read_columns() -> &'static [&'static str] {
+    &COLUMNS[1..9]
+}
 
 pub async fn import_feedback(
     store: &dyn Store,
@@ -162,7 +157,7 @@ fn parse(text: &str) -> AppResult<(Vec<Row>, Vec<RefusedRow>)> {
         .headers()
         .map_err(|e| AppError::invalid(format!("csv is not valid CSV: {e}")))?
         .clone();
-    let index: Vec<(&'static str, usize)> = READ
+    let index: Vec<(&'static str, usize)> = read_columns()
         .iter()
         .filter_map(|name| {
             headers
