@@ -16,7 +16,7 @@ use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId, TopicId, TopicVoteId},
     page::PageRequest,
-    ports::{conflicts, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
+    ports::{Conflict, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
     roadmap::{Roadmap, RoadmapPatch},
     stage::{Stage, StageMeta},
     subscriber::{Identify, Subscriber, SubscriberSource},
@@ -480,7 +480,7 @@ async fn deleting_a_stage_with_topics_is_refused_unless_forced(env: Env) {
     // Even an unpublished topic keeps the stage.
     assert_eq!(
         store.delete_stage(a, full.id, false).await.unwrap_err(),
-        StoreError::Conflict(conflicts::STAGE_NOT_EMPTY.into())
+        StoreError::Conflict(Conflict::StageNotEmpty)
     );
     assert_eq!(
         stage_names(store, &map).await,
@@ -533,7 +533,7 @@ async fn deleting_a_roadmap_with_topics_is_refused_unless_forced(env: Env) {
 
     assert_eq!(
         store.delete_roadmap(a, map.id, false).await.unwrap_err(),
-        StoreError::Conflict(conflicts::ROADMAP_NOT_EMPTY.into())
+        StoreError::Conflict(Conflict::RoadmapNotEmpty)
     );
     assert_eq!(stage_names(store, &map).await.len(), 2);
     assert!(store.topic(a, busy.id).await.unwrap().is_some());
@@ -715,7 +715,7 @@ async fn a_taken_url_id_writes_neither_topic_nor_creator(env: Env) {
         )
         .await
         .unwrap_err();
-    assert_eq!(err, StoreError::Conflict(conflicts::TOPIC_URL_ID.into()));
+    assert_eq!(err, StoreError::Conflict(Conflict::TopicUrlId));
     assert_eq!(store.topic(a, second.id).await.unwrap(), None);
     assert_eq!(store.subscriber(a, newcomer.id).await.unwrap(), None);
     assert!(events(store, a).await.is_empty());

@@ -9,7 +9,7 @@ use sounding_domain::{
     api_key::ApiKey,
     ids::{ApiKeyId, SubscriberId, TeamId, UserId},
     page::Paged,
-    ports::{conflicts, StoreError, StoreResult},
+    ports::{Conflict, StoreError, StoreResult},
     subscriber::Subscriber,
     team_admin::{SubscriberPatch, SubscriberQuery, SubscriberSort},
     timestamp::Timestamp,
@@ -24,7 +24,7 @@ impl State {
             .values()
             .any(|u| u.team_id == user.team_id && u.email == user.email)
         {
-            return Err(StoreError::Conflict(conflicts::USER_EMAIL.into()));
+            return Err(StoreError::Conflict(Conflict::UserEmail));
         }
         self.users.insert(user.id, user.clone());
         Ok(())
@@ -55,7 +55,7 @@ impl State {
             return Ok(None);
         }
         if role != Role::Owner && self.last_owner(team, id) {
-            return Err(StoreError::Conflict(conflicts::LAST_OWNER.into()));
+            return Err(StoreError::Conflict(Conflict::LastOwner));
         }
         Ok(self.users.get_mut(&id).map(|u| {
             u.role = role;
@@ -68,7 +68,7 @@ impl State {
             return Ok(false);
         }
         if self.last_owner(team, id) {
-            return Err(StoreError::Conflict(conflicts::LAST_OWNER.into()));
+            return Err(StoreError::Conflict(Conflict::LastOwner));
         }
         self.keys.retain(|_, k| k.user_id != id);
         self.users.remove(&id);
@@ -164,7 +164,7 @@ impl State {
         };
         subscriber
             .apply_patch(patch, now)
-            .map_err(|_| StoreError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE.into()))?;
+            .map_err(StoreError::Refused)?;
         Ok(Some(subscriber.clone()))
     }
 

@@ -15,7 +15,7 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::{PageRequest, Paged},
-    ports::{conflicts, FeedbackStore, StoreError, StoreResult},
+    ports::{Conflict, FeedbackStore, StoreError, StoreResult},
     subscriber::{Subscriber, SubscriberRef},
     timestamp::Timestamp,
     DomainError, Entity,
@@ -220,14 +220,14 @@ impl FeedbackStore for MemoryStore {
     ) -> StoreResult<()> {
         let mut s = self.state();
         if s.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
-            return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
+            return Err(StoreError::Conflict(Conflict::FeedbackUrlId));
         }
         let team = feedback.team_id;
         if !tags
             .iter()
             .all(|tag| s.tags.get(tag).is_some_and(|t| t.team_id == team))
         {
-            return Err(StoreError::Conflict(conflicts::FEEDBACK_TAG.into()));
+            return Err(StoreError::Conflict(Conflict::FeedbackTag));
         }
         let mut row = FeedbackRow::new(feedback.clone());
         row.tags = tags.to_vec();
@@ -282,7 +282,7 @@ impl FeedbackStore for MemoryStore {
             }
             if s.url_id_taken(team, &after.feedback.url_id, id) {
                 return Err(Blocked::Failed(StoreError::Conflict(
-                    conflicts::FEEDBACK_URL_ID.into(),
+                    Conflict::FeedbackUrlId,
                 )));
             }
             if let Some(row) = s.row_mut(team, id) {

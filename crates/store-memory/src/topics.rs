@@ -10,7 +10,7 @@ use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::Paged,
-    ports::{conflicts, StoreError, StoreResult, TopicStore},
+    ports::{Conflict, StoreError, StoreResult, TopicStore},
     subscriber::Subscriber,
     timestamp::Timestamp,
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView},
@@ -179,13 +179,12 @@ impl TopicStore for MemoryStore {
     ) -> StoreResult<()> {
         let mut s = self.state();
         if s.topic_url_id_taken(topic.team_id, &topic.url_id, topic.id) {
-            return Err(StoreError::Conflict(conflicts::TOPIC_URL_ID.into()));
+            return Err(StoreError::Conflict(Conflict::TopicUrlId));
         }
         if !s.topic_refs_exist(topic) {
-            return Err(StoreError::Failure(format!(
-                "topic {} names a missing stage or roadmap",
-                topic.id
-            )));
+            return Err(StoreError::Failure(
+                format!("topic {} names a missing stage or roadmap", topic.id).into(),
+            ));
         }
         if let Some(creator) = new_creator {
             s.subscribers.insert(creator.id, creator);
@@ -219,14 +218,12 @@ impl TopicStore for MemoryStore {
         edit::run(found, edit, |_, after, events| {
             let topic = &after.topic;
             if s.topic_url_id_taken(team, &topic.url_id, id) {
-                return Err(Blocked::Failed(StoreError::Conflict(
-                    conflicts::TOPIC_URL_ID.into(),
-                )));
+                return Err(Blocked::Failed(StoreError::Conflict(Conflict::TopicUrlId)));
             }
             if !s.topic_refs_exist(topic) {
-                return Err(Blocked::Failed(StoreError::Failure(format!(
-                    "topic {id} names a missing stage or roadmap"
-                ))));
+                return Err(Blocked::Failed(StoreError::Failure(
+                    format!("topic {id} names a missing stage or roadmap").into(),
+                )));
             }
             if let Some(row) = s.topic_row_mut(team, id) {
                 row.topic = Topic {

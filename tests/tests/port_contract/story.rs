@@ -18,7 +18,7 @@ use sounding_domain::{
     feedback_vote::{VoteAccess, VoteOutcome, VoteState},
     ids::{BoardId, FeedbackCommentId, FeedbackId, SubscriberId, TeamId},
     page::{PageRequest, Paged},
-    ports::{conflicts, Store, StoreError},
+    ports::{Conflict, Store, StoreError},
     subscriber::{Identify, Subscriber, SubscriberRef, SubscriberSource},
     team::TeamPatch,
     timestamp::Timestamp,
@@ -30,8 +30,8 @@ use crate::fixtures::{
     stored_feedback, stored_team, subscriber, t0, team_fixture, vote,
 };
 
-pub fn conflict(rule: &str) -> StoreError {
-    StoreError::Conflict(rule.to_owned())
+pub fn conflict(rule: Conflict) -> StoreError {
+    StoreError::Conflict(rule)
 }
 
 fn view(board: &sounding_domain::board::Board) -> BoardView {
@@ -117,7 +117,7 @@ pub async fn a_taken_subdomain_is_a_conflict_and_writes_nothing(store: Arc<dyn S
         store
             .create_team(&copycat.team, &copycat.owner, &copycat.key)
             .await,
-        Err(conflict(conflicts::TEAM_SUBDOMAIN))
+        Err(conflict(Conflict::TeamSubdomain))
     );
     assert_eq!(store.team(copycat.team.id).await.unwrap(), None);
     assert_eq!(store.users(copycat.team.id).await.unwrap(), vec![]);
@@ -422,7 +422,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     let duplicate = board(team, "ideas", 2, t0());
     assert_eq!(
         store.insert_board(&duplicate).await,
-        Err(conflict(conflicts::BOARD_SLUG))
+        Err(conflict(Conflict::BoardSlug))
     );
     assert_eq!(store.board(team, duplicate.id).await.unwrap(), None);
     store
@@ -449,7 +449,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     clash.name = "Clash".into();
     assert_eq!(
         store.save_board(&clash).await,
-        Err(conflict(conflicts::BOARD_SLUG))
+        Err(conflict(Conflict::BoardSlug))
     );
     assert_eq!(
         store.board(team, bugs.id).await.unwrap(),
@@ -931,7 +931,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
         store
             .insert_feedback(&copy, &[], std::slice::from_ref(&e2))
             .await,
-        Err(conflict(conflicts::FEEDBACK_URL_ID))
+        Err(conflict(Conflict::FeedbackUrlId))
     );
     assert_eq!(store.feedback(team, copy.id).await.unwrap(), None);
     assert_eq!(
@@ -2369,7 +2369,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
 
     assert_eq!(
         store.delete_board(team, ideas.id).await,
-        Err(conflict(conflicts::BOARD_NOT_EMPTY))
+        Err(conflict(Conflict::BoardNotEmpty))
     );
     assert_eq!(
         store
@@ -2404,7 +2404,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     );
     assert_eq!(
         store.delete_board(team, ideas.id).await,
-        Err(conflict(conflicts::BOARD_NOT_EMPTY))
+        Err(conflict(Conflict::BoardNotEmpty))
     );
 
     // Moved off the board, the board may go.

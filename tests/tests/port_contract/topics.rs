@@ -1,4 +1,4 @@
-//! Topics: round trips with their stage and anonymous creators, url-id conflicts, updates that
+//! Topics: round trips with their stage and anonymous creators, url-id Conflict, updates that
 //! keep counts and visits, deletes that take everything along, lists, visits, votes, threaded
 //! comments, follows, and the events the writes append.
 
@@ -11,7 +11,7 @@ use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::{PageRequest, Paged},
-    ports::{conflicts, Store},
+    ports::{Conflict, Store},
     stage::Stage,
     subscriber::{Subscriber, SubscriberRef},
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView, VISIT_WINDOW_SECONDS},
@@ -274,7 +274,7 @@ pub async fn a_taken_topic_url_id_is_a_conflict_and_writes_nothing(store: Arc<dy
         store
             .insert_topic(&copy, Some(anon.clone()), std::slice::from_ref(&e2))
             .await,
-        Err(conflict(conflicts::TOPIC_URL_ID))
+        Err(conflict(Conflict::TopicUrlId))
     );
     assert_eq!(store.topic(team, copy.id).await.unwrap(), None);
     assert_eq!(

@@ -5,7 +5,7 @@ use rand::thread_rng;
 use sounding_domain::{
     access::{KeyHolder, Need},
     document::{DocumentDraft, DocumentView},
-    ports::{conflicts, Clock, DocumentStore, StoreError},
+    ports::{Clock, Conflict, DocumentStore, StoreError},
     slug,
 };
 
@@ -41,7 +41,7 @@ pub async fn create_document(
                     my_reactions: Vec::new(),
                 })
             }
-            Err(StoreError::Conflict(rule)) if rule == conflicts::DOCUMENT_URL_ID => continue,
+            Err(StoreError::Conflict(Conflict::DocumentUrlId)) => continue,
             Err(e) => return Err(e.into()),
         }
     }
@@ -89,7 +89,7 @@ mod tests {
             .expect_insert_document()
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_| Err(StoreError::Conflict(conflicts::DOCUMENT_URL_ID.into())));
+            .returning(|_| Err(StoreError::Conflict(Conflict::DocumentUrlId)));
         store
             .expect_insert_document()
             .times(1)

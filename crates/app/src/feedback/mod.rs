@@ -25,7 +25,7 @@ use sounding_domain::{
     board::BoardView,
     event::{EventKind, NewEvent},
     feedback::{BoardRef, FeedbackReach, FeedbackView},
-    ports::{conflicts, Store, StoreError},
+    ports::{Conflict, Store, StoreError},
     slug,
     subscriber::{Identify, Subscriber},
     tag::{self, TagRef},
@@ -228,9 +228,9 @@ pub(crate) async fn insert_new(
             .await
         {
             Ok(()) => return Ok(view),
-            Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_URL_ID => continue,
+            Err(StoreError::Conflict(Conflict::FeedbackUrlId)) => continue,
             // A tag deleted since it was checked.
-            Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_TAG => {
+            Err(StoreError::Conflict(Conflict::FeedbackTag)) => {
                 return Err(AppError::not_found(Entity::Tag))
             }
             Err(e) => return Err(e.into()),

@@ -9,7 +9,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     event::EventKind,
     names,
-    ports::{conflicts, Clock, Store, StoreError},
+    ports::{Clock, Conflict, Store, StoreError},
     slug,
     stage::Stage,
     subscriber::{Identify, Subscriber, SubscriberSource},
@@ -223,7 +223,7 @@ async fn insert(
             .await
         {
             Ok(()) => return Ok(view),
-            Err(StoreError::Conflict(rule)) if rule == conflicts::TOPIC_URL_ID => continue,
+            Err(StoreError::Conflict(Conflict::TopicUrlId)) => continue,
             Err(e) => return Err(e.into()),
         }
     }

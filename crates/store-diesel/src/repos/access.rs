@@ -6,7 +6,7 @@ use sounding_domain::{
     access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     ids::{ApiKeyId, TeamId, UserId},
-    ports::{conflicts, AccessStore, StoreResult},
+    ports::{AccessStore, Conflict, StoreResult},
     timestamp::Timestamp,
 };
 use time::PrimitiveDateTime;
@@ -229,7 +229,7 @@ impl AccessStore for DieselStore {
                     return Ok(None);
                 };
                 if role != Role::Owner && owners == [id.clone()] {
-                    return Err(DbError::Conflict(conflicts::LAST_OWNER));
+                    return Err(DbError::Conflict(Conflict::LastOwner));
                 }
                 diesel::update(team_users::table.find(&id))
                     .set(team_users::role.eq(role.as_str()))
@@ -250,7 +250,7 @@ impl AccessStore for DieselStore {
                     return Ok(false);
                 }
                 if owners == [id.clone()] {
-                    return Err(DbError::Conflict(conflicts::LAST_OWNER));
+                    return Err(DbError::Conflict(Conflict::LastOwner));
                 }
                 // Explicit rather than left to the foreign key's cascade, so the keys go on
                 // every engine whatever its foreign-key setting.

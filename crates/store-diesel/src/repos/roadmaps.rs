@@ -11,7 +11,7 @@ use diesel::{dsl::count_star, prelude::*};
 use sounding_domain::{
     edit::{self, Blocked, Edit, Edited},
     ids::{RoadmapId, StageId, TeamId},
-    ports::{conflicts, RoadmapStore, StoreResult},
+    ports::{Conflict, RoadmapStore, StoreResult},
     roadmap::Roadmap,
     stage::{self, place, Stage, StageMeta, StageView},
 };
@@ -339,7 +339,7 @@ impl RoadmapStore for DieselStore {
                 let which = TopicsOf::Roadmap(&id);
                 if any_topic(conn, which)? {
                     if !force {
-                        return Err(DbError::Conflict(conflicts::ROADMAP_NOT_EMPTY));
+                        return Err(DbError::Conflict(Conflict::RoadmapNotEmpty));
                     }
                     purge_topics(conn, which)?;
                 }
@@ -520,7 +520,7 @@ impl RoadmapStore for DieselStore {
                 let which = TopicsOf::Stage(&id);
                 if any_topic(conn, which)? {
                     if !force {
-                        return Err(DbError::Conflict(conflicts::STAGE_NOT_EMPTY));
+                        return Err(DbError::Conflict(Conflict::StageNotEmpty));
                     }
                     purge_topics(conn, which)?;
                 }

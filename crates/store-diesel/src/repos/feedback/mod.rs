@@ -20,7 +20,7 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::Paged,
-    ports::{conflicts, FeedbackStore, StoreResult},
+    ports::{Conflict, FeedbackStore, StoreResult},
     timestamp::Timestamp,
     DomainError, Entity,
 };
@@ -183,7 +183,7 @@ impl FeedbackStore for DieselStore {
             write_tx(conn, |conn| {
                 // Key-share locked on PostgreSQL, so none can be deleted before the commit.
                 if known_tags(conn, &row.team_id, &tags)? != tags.len() as i64 {
-                    return Err(DbError::Conflict(conflicts::FEEDBACK_TAG));
+                    return Err(DbError::Conflict(Conflict::FeedbackTag));
                 }
                 // A taken url id violates `feedback_team_id_url_id_key`, reported as
                 // `feedback_url_id`; the rollback leaves nothing behind.

@@ -27,7 +27,7 @@ use diesel::{
 };
 use sounding_domain::{
     ids::DeliveryId,
-    ports::conflicts,
+    ports::Conflict,
     timestamp::Timestamp,
     webhook::{AttemptRecord, AttemptResult, DeliveryStatus, LeasedDelivery},
 };
@@ -538,7 +538,7 @@ pub(super) fn redeliver(
         return Ok(false);
     };
     if owner.is_some() && until.is_some_and(|until| until > now) {
-        return Err(DbError::Conflict(conflicts::DELIVERY_IN_FLIGHT));
+        return Err(DbError::Conflict(Conflict::DeliveryInFlight));
     }
     diesel::update(webhook_deliveries::table.find(id))
         .set((
