@@ -354,7 +354,7 @@ async fn fifty_concurrent_votes_on_one_item_all_count(env: Env) {
     let mut totals = Vec::new();
     for task in tasks {
         match task.await.unwrap().unwrap() {
-            Some(VoteOutcome::Cast { total_votes, .. }) => totals.push(total_votes),
+            VoteOutcome::Cast { total_votes, .. } => totals.push(total_votes),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -388,10 +388,10 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: first.clone(),
             total_votes: 1
-        })
+        }
     );
     let again = vote(f.id, voter, at("2026-03-04T05:06:09.001Z"));
     assert_eq!(
@@ -404,7 +404,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        Some(VoteOutcome::AlreadyVoted)
+        VoteOutcome::AlreadyVoted
     );
     let state = store
         .vote_state(a, f.id, Some(voter))
@@ -432,7 +432,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_vote(b, &vote(f.id, voter, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert_eq!(
         store
@@ -444,7 +444,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert_eq!(events(store, a).await.len(), 1);
 }
@@ -485,7 +485,7 @@ async fn retracting_twice_counts_once(env: Env) {
             .cast_vote(a, &vote(f.id, x, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast { total_votes: 2, .. })
+        VoteOutcome::Cast { total_votes: 2, .. }
     ));
 }
 

@@ -1030,7 +1030,7 @@ async fn thirty_concurrent_topic_votes_all_count(env: Env) {
                     .await
                     .unwrap();
                 match outcome {
-                    Some(TopicVoteOutcome::Cast { vote_count, .. }) => vote_count,
+                    TopicVoteOutcome::Cast { vote_count, .. } => vote_count,
                     other => panic!("{other:?}"),
                 }
             })
@@ -1077,10 +1077,10 @@ async fn a_second_topic_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_topic_vote(a, &first, &[event(a, EventKind::TopicVotesCreate)])
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: first.clone(),
             vote_count: 1
-        })
+        }
     );
     assert_eq!(
         store
@@ -1091,7 +1091,7 @@ async fn a_second_topic_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::AlreadyVoted)
+        TopicVoteOutcome::AlreadyVoted
     );
     assert_eq!(events(store, a).await, vec!["topic-votes.create"]);
     assert_eq!(env.count("SELECT COUNT(*) AS n FROM topic_votes"), 1);
@@ -1118,7 +1118,7 @@ async fn a_second_topic_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_topic_vote(b, &vote(t.id, jane.id), &[])
             .await
             .unwrap(),
-        None,
+        TopicVoteOutcome::NotFound,
         "another team's topic is missing"
     );
 

@@ -348,31 +348,34 @@ impl FeedbackStore for MemoryStore {
         vote: &FeedbackVote,
         access: VoteAccess,
         events: &[NewEvent],
-    ) -> StoreResult<Option<VoteOutcome>> {
+    ) -> StoreResult<VoteOutcome> {
         let mut s = self.state();
-        if access == VoteAccess::Public
-            && s.row(team, vote.feedback_id)
-                .is_some_and(|row| !s.feedback_view(row).is_publicly_readable())
-        {
-            return Ok(None);
+        let Some(reach) = s
+            .row(team, vote.feedback_id)
+            .map(|row| s.feedback_view(row).reach())
+        else {
+            return Ok(VoteOutcome::NotFound);
+        };
+        if access == VoteAccess::Public && !reach.is_publicly_readable() {
+            return Ok(VoteOutcome::NotPublic(reach));
         }
         let Some(row) = s.row_mut(team, vote.feedback_id) else {
-            return Ok(None);
+            return Ok(VoteOutcome::NotFound);
         };
         if row
             .votes
             .iter()
             .any(|v| v.subscriber_id == vote.subscriber_id)
         {
-            return Ok(Some(VoteOutcome::AlreadyVoted));
+            return Ok(VoteOutcome::AlreadyVoted);
         }
         row.votes.push(vote.clone());
         let total_votes = row.vote_count();
         s.append(events);
-        Ok(Some(VoteOutcome::Cast {
+        Ok(VoteOutcome::Cast {
             vote: vote.clone(),
             total_votes,
-        }))
+        })
     }
 
     async fn retract_vote(

@@ -297,21 +297,21 @@ impl TopicStore for MemoryStore {
         team: TeamId,
         vote: &TopicVote,
         events: &[NewEvent],
-    ) -> StoreResult<Option<TopicVoteOutcome>> {
+    ) -> StoreResult<TopicVoteOutcome> {
         let mut s = self.state();
         let Some(row) = s.topic_row_mut(team, vote.topic_id) else {
-            return Ok(None);
+            return Ok(TopicVoteOutcome::NotFound);
         };
         if row.votes.iter().any(|v| v.creator_id == vote.creator_id) {
-            return Ok(Some(TopicVoteOutcome::AlreadyVoted));
+            return Ok(TopicVoteOutcome::AlreadyVoted);
         }
         row.votes.push(vote.clone());
         let vote_count = row.vote_count();
         s.append(events);
-        Ok(Some(TopicVoteOutcome::Cast {
+        Ok(TopicVoteOutcome::Cast {
             vote: vote.clone(),
             vote_count,
-        }))
+        })
     }
 
     async fn retract_topic_vote(

@@ -92,7 +92,11 @@ pub(crate) async fn ensure_feedback_readable(
     ensure_reach(store, caller, reach).await
 }
 
-async fn ensure_reach(store: &dyn Store, caller: &Caller, reach: FeedbackReach) -> AppResult<()> {
+pub(crate) async fn ensure_reach(
+    store: &dyn Store,
+    caller: &Caller,
+    reach: FeedbackReach,
+) -> AppResult<()> {
     if reach.is_publicly_readable()
         || (reach.is_for_members() && is_team_member(store, caller).await?)
     {

@@ -338,7 +338,7 @@ impl FeedbackStore for DieselStore {
         vote: &FeedbackVote,
         access: VoteAccess,
         events: &[NewEvent],
-    ) -> StoreResult<Option<VoteOutcome>> {
+    ) -> StoreResult<VoteOutcome> {
         let events = events.to_vec();
         let vote = vote.clone();
         let row = VoteRow::new(&team.to_string(), &vote);
@@ -347,14 +347,17 @@ impl FeedbackStore for DieselStore {
                 // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
                 // item cannot go away before the vote is in.
                 if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
-                    return Ok(None);
+                    return Ok(VoteOutcome::NotFound);
                 }
                 // Checked here, on the locked row, rather than by a read of the caller's own.
-                if access == VoteAccess::Public
-                    && !reach(conn, &row.team_id, &row.feedback_id)?
-                        .is_some_and(|reach| reach.is_publicly_readable())
-                {
-                    return Ok(None);
+                if access == VoteAccess::Public {
+                    match reach(conn, &row.team_id, &row.feedback_id)? {
+                        None => return Ok(VoteOutcome::NotFound),
+                        Some(reach) if !reach.is_publicly_readable() => {
+                            return Ok(VoteOutcome::NotPublic(reach))
+                        }
+                        Some(_) => {}
+                    }
                 }
                 // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
                 // index and inserts nothing, without failing the transaction.
@@ -365,11 +368,11 @@ impl FeedbackStore for DieselStore {
                         .do_nothing()
                         .execute(inner))?;
                 if inserted == 0 {
-                    return Ok(Some(VoteOutcome::AlreadyVoted));
+                    return Ok(VoteOutcome::AlreadyVoted);
                 }
                 let total_votes = add_votes(conn, &row.feedback_id, 1)?;
                 insert_events(conn, &events)?;
-                Ok(Some(VoteOutcome::Cast { vote, total_votes }))
+                Ok(VoteOutcome::Cast { vote, total_votes })
             })
         })
         .await

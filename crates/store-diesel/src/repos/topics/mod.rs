@@ -424,7 +424,7 @@ impl TopicStore for DieselStore {
         team: TeamId,
         vote: &TopicVote,
         events: &[NewEvent],
-    ) -> StoreResult<Option<TopicVoteOutcome>> {
+    ) -> StoreResult<TopicVoteOutcome> {
         let events = events.to_vec();
         let vote = vote.clone();
         let row = VoteRow::new(&team.to_string(), &vote);
@@ -433,7 +433,7 @@ impl TopicStore for DieselStore {
                 // Locked first on PostgreSQL: concurrent votes on one topic queue here, and the
                 // topic cannot go away before the vote is in.
                 if lock_topic(conn, &row.team_id, &row.topic_id, Lock::Update)?.is_none() {
-                    return Ok(None);
+                    return Ok(TopicVoteOutcome::NotFound);
                 }
                 // A second vote of the subscriber hits the unique (topic_id, creator_id) index
                 // and inserts nothing, without failing the transaction.
@@ -443,11 +443,11 @@ impl TopicStore for DieselStore {
                     .do_nothing()
                     .execute(inner))?;
                 if inserted == 0 {
-                    return Ok(Some(TopicVoteOutcome::AlreadyVoted));
+                    return Ok(TopicVoteOutcome::AlreadyVoted);
                 }
                 let vote_count = add_votes(conn, &row.topic_id, 1)?;
                 insert_events(conn, &events)?;
-                Ok(Some(TopicVoteOutcome::Cast { vote, vote_count }))
+                Ok(TopicVoteOutcome::Cast { vote, vote_count })
             })
         })
         .await
