@@ -183,19 +183,24 @@ impl State {
         })
     }
 
+    /// Who may read the item: whether it is published, and its board's `is_public` (a board
+    /// that is not the team's counts as a private one).
+    fn reach_of(&self, f: &Feedback) -> FeedbackReach {
+        FeedbackReach {
+            published: f.published_at.is_some(),
+            board_is_public: f.board_id.map(|id| {
+                self.boards
+                    .get(&id)
+                    .is_some_and(|b| b.team_id == f.team_id && b.meta.is_public)
+            }),
+        }
+    }
+
     /// Whether the query selects the item.
     fn selects(&self, row: &FeedbackRow, query: &FeedbackQuery) -> bool {
         let f = &row.feedback;
         let in_scope = match query.scope {
-            FeedbackScope::Public => {
-                f.published_at.is_some()
-                    && f.archived_at.is_none()
-                    && f.board_id.is_none_or(|id| {
-                        self.boards
-                            .get(&id)
-                            .is_some_and(|b| b.team_id == f.team_id && b.meta.is_public)
-                    })
-            }
+            FeedbackScope::Public => self.reach_of(f).is_listed_publicly(f.archived_at.is_some()),
             FeedbackScope::Team { include_archived } => include_archived || f.archived_at.is_none(),
         };
         in_scope
@@ -248,7 +253,7 @@ impl FeedbackStore for MemoryStore {
         id: FeedbackId,
     ) -> StoreResult<Option<FeedbackReach>> {
         let s = self.state();
-        Ok(s.row(team, id).map(|row| s.feedback_view(row).reach()))
+        Ok(s.row(team, id).map(|row| s.reach_of(&row.feedback)))
     }
 
     async fn feedback_by_url_id(
@@ -352,7 +357,7 @@ impl FeedbackStore for MemoryStore {
         let mut s = self.state();
         let Some(reach) = s
             .row(team, vote.feedback_id)
-            .map(|row| s.feedback_view(row).reach())
+            .map(|row| s.reach_of(&row.feedback))
         else {
             return Ok(VoteOutcome::NotFound);
         };

@@ -13,7 +13,7 @@ use sounding_domain::{
     ports::{Conflict, StoreError, StoreResult, TopicStore},
     subscriber::Subscriber,
     timestamp::Timestamp,
-    topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView},
+    topic::{self, StageRef, Topic, TopicQuery, TopicSort, TopicView},
     topic_comment::{
         CommentThread, Removal, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
     },
@@ -133,13 +133,11 @@ impl State {
     fn in_thread_scope(&self, row: &TopicRow, scope: ThreadScope) -> bool {
         match scope {
             ThreadScope::Team => true,
-            ThreadScope::Public => {
-                row.topic.published_at.is_some()
-                    && self
-                        .stages
-                        .get(&row.topic.stage_id)
-                        .is_some_and(|st| !st.meta.is_private)
-            }
+            // A stage that is gone counts as a private one (the databases' inner join).
+            ThreadScope::Public => self
+                .stages
+                .get(&row.topic.stage_id)
+                .is_some_and(|st| topic::is_public(&row.topic, st.meta.is_private)),
         }
     }
 

@@ -7,6 +7,7 @@ use sounding_domain::{
     api_key::{ApiKey, ApiKeyGrant},
     ids::{ApiKeyId, TeamId, UserId},
     ports::{AccessStore, Conflict, StoreResult},
+    team_admin,
     timestamp::Timestamp,
 };
 use time::PrimitiveDateTime;
@@ -228,7 +229,7 @@ impl AccessStore for DieselStore {
                 let Some(mut user) = load_user(conn, &team, &id)? else {
                     return Ok(None);
                 };
-                if role != Role::Owner && owners == [id.clone()] {
+                if team_admin::would_leave_no_owner(&owners, &id, Some(role)) {
                     return Err(DbError::Conflict(Conflict::LastOwner));
                 }
                 diesel::update(team_users::table.find(&id))
@@ -249,7 +250,7 @@ impl AccessStore for DieselStore {
                 if load_user(conn, &team, &id)?.is_none() {
                     return Ok(false);
                 }
-                if owners == [id.clone()] {
+                if team_admin::would_leave_no_owner(&owners, &id, None) {
                     return Err(DbError::Conflict(Conflict::LastOwner));
                 }
                 // Explicit rather than left to the foreign key's cascade, so the keys go on

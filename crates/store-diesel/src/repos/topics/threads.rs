@@ -9,6 +9,7 @@ use diesel::prelude::*;
 use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     page::Paged,
+    topic::{TopicCondition, PUBLIC_TOPIC},
     topic_comment::{CommentThread, ThreadQuery, ThreadScope, TopicCommentView},
 };
 
@@ -143,7 +144,12 @@ fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
         sql.push(" AND c.topic_id = ").text(topic.to_string());
     }
     if query.scope == ThreadScope::Public {
-        sql.push(" AND t.published_at IS NOT NULL AND s.is_private = FALSE");
+        for condition in PUBLIC_TOPIC {
+            sql.push(match condition {
+                TopicCondition::Published => " AND t.published_at IS NOT NULL",
+                TopicCondition::OnPublicStage => " AND s.is_private = FALSE",
+            });
+        }
     }
 }
 
