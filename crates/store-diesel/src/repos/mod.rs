@@ -5,6 +5,7 @@ mod access;
 mod boards;
 mod documents;
 mod feedback;
+pub(crate) mod lock;
 mod notifications;
 pub(crate) mod outbox;
 mod roadmaps;

@@ -27,7 +27,12 @@ use sounding_domain::{
 
 use self::rows::{follow, views, CommentRow, FeedbackRow, FollowRow, VoteRow};
 use super::{
-    outbox::insert_events, parse_id, subscribers::people_by_id, tags::known_tags, to_db_time,
+    lock::{lock_row, Lock},
+    outbox::insert_events,
+    parse_id,
+    subscribers::people_by_id,
+    tags::known_tags,
+    to_db_time,
 };
 use crate::{
     connection::{per_backend, DbConnection},
@@ -39,40 +44,16 @@ use crate::{
     DieselStore,
 };
 
-/// How `lock_item` holds the item's row on PostgreSQL until the transaction ends.
-#[derive(Debug, Clone, Copy)]
-enum Lock {
-    /// Keeps the row from being deleted (what a foreign key check takes): for rows that
-    /// reference the item without changing it.
-    KeyShare,
-    /// Also serializes the writers of the row's counts.
-    Update,
-    /// Exclusive: the item is about to be deleted.
-    Delete,
-}
-
 /// The item's current vote count if it exists in the team, its row locked as asked on
 /// PostgreSQL.
 fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<Option<i64>> {
-    // Built per arm: the locking clauses are PostgreSQL's.
-    macro_rules! item {
-        () => {
-            feedback::table
-                .filter(feedback::id.eq(id))
-                .filter(feedback::team_id.eq(team))
-                .select(feedback::vote_count)
-        };
-    }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => item!().for_key_share().get_result::<i64>(inner),
-            Lock::Update => item!().for_no_key_update().get_result::<i64>(inner),
-            Lock::Delete => item!().for_update().get_result::<i64>(inner),
-        },
-        DbConnection::Sqlite(inner) => item!().get_result::<i64>(inner),
-    }
-    .optional()?;
-    Ok(found)
+    let item = || {
+        feedback::table
+            .filter(feedback::id.eq(id))
+            .filter(feedback::team_id.eq(team))
+            .select(feedback::vote_count)
+    };
+    Ok(lock_row!(conn, item(), lock)?)
 }
 
 /// Who may read the item: one statement, where its view takes four.

@@ -29,6 +29,7 @@ use self::rows::{
     follow, topic_refs_by_id, views, CommentRow, FollowRow, TopicChanges, TopicRow, VoteRow,
 };
 use super::{
+    lock::{lock_row, Lock},
     outbox::insert_events,
     parse_id,
     subscribers::{people_by_id, SubscriberRow},
@@ -45,18 +46,6 @@ use crate::{
     DieselStore,
 };
 
-/// How `lock_topic` holds the topic's row on PostgreSQL until the transaction ends.
-#[derive(Debug, Clone, Copy)]
-enum Lock {
-    /// Keeps the row from being deleted (what a foreign key check takes): for rows that
-    /// reference the topic without changing it.
-    KeyShare,
-    /// Also serializes the writers of the row's counts and visits.
-    Update,
-    /// Exclusive: the topic is about to be deleted.
-    Delete,
-}
-
 /// The topic's current vote count and visits if it exists in the team, its row locked as asked
 /// on PostgreSQL.
 fn lock_topic(
@@ -65,25 +54,13 @@ fn lock_topic(
     id: &str,
     lock: Lock,
 ) -> DbResult<Option<(i64, i64)>> {
-    // Built per arm: the locking clauses are PostgreSQL's.
-    macro_rules! topic {
-        () => {
-            topics::table
-                .filter(topics::id.eq(id))
-                .filter(topics::team_id.eq(team))
-                .select((topics::vote_count, topics::visits))
-        };
-    }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => topic!().for_key_share().get_result::<(i64, i64)>(inner),
-            Lock::Update => topic!().for_no_key_update().get_result::<(i64, i64)>(inner),
-            Lock::Delete => topic!().for_update().get_result::<(i64, i64)>(inner),
-        },
-        DbConnection::Sqlite(inner) => topic!().get_result::<(i64, i64)>(inner),
-    }
-    .optional()?;
-    Ok(found)
+    let topic = || {
+        topics::table
+            .filter(topics::id.eq(id))
+            .filter(topics::team_id.eq(team))
+            .select((topics::vote_count, topics::visits))
+    };
+    Ok(lock_row!(conn, topic(), lock)?)
 }
 
 /// Adds `delta` to the topic's vote count; the count after.
