@@ -21,49 +21,35 @@ use sounding_domain::{
     DomainError, Entity,
 };
 
-use crate::{MemoryStore, State};
+use crate::{
+    reactions::{Follows, Votes},
+    MemoryStore, State,
+};
 
 /// A stored feedback item and what hangs off it.
 pub(crate) struct FeedbackRow {
     pub(crate) feedback: Feedback,
-    /// In the order they were cast.
-    pub(crate) votes: Vec<FeedbackVote>,
+    pub(crate) votes: Votes<FeedbackVote>,
     /// In the order they were written.
     pub(crate) comments: Vec<FeedbackComment>,
-    /// In the order they were made.
-    pub(crate) follows: Vec<Follow>,
+    pub(crate) follows: Follows,
     /// The team's tags it carries (see `tags.rs`).
     pub(crate) tags: Vec<TagId>,
-}
-
-pub(crate) struct Follow {
-    pub(crate) subscriber: SubscriberId,
-    pub(crate) since: Timestamp,
 }
 
 impl FeedbackRow {
     fn new(feedback: Feedback) -> Self {
         Self {
-            follows: vec![Follow {
-                subscriber: feedback.creator_id,
-                since: feedback.created_at,
-            }],
+            follows: Follows::of_creator(feedback.creator_id, feedback.created_at),
             feedback,
-            votes: Vec::new(),
+            votes: Votes::default(),
             comments: Vec::new(),
             tags: Vec::new(),
         }
     }
 
     pub(crate) fn vote_count(&self) -> i64 {
-        count(self.votes.len())
-    }
-
-    /// Starts following (a no-op, keeping the first time, when already following).
-    pub(crate) fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
-        if !self.follows.iter().any(|f| f.subscriber == subscriber) {
-            self.follows.push(Follow { subscriber, since });
-        }
+        self.votes.count()
     }
 
     /// Votes and comments made since `since`: the trending score.
@@ -367,15 +353,9 @@ impl FeedbackStore for MemoryStore {
         let Some(row) = s.row_mut(team, vote.feedback_id) else {
             return Ok(VoteOutcome::NotFound);
         };
-        if row
-            .votes
-            .iter()
-            .any(|v| v.subscriber_id == vote.subscriber_id)
-        {
+        let Some(total_votes) = row.votes.cast(vote) else {
             return Ok(VoteOutcome::AlreadyVoted);
-        }
-        row.votes.push(vote.clone());
-        let total_votes = row.vote_count();
+        };
         s.append(events);
         Ok(VoteOutcome::Cast {
             vote: vote.clone(),
@@ -390,10 +370,8 @@ impl FeedbackStore for MemoryStore {
         subscriber: SubscriberId,
     ) -> StoreResult<Option<i64>> {
         let mut s = self.state();
-        Ok(s.row_mut(team, feedback).map(|row| {
-            row.votes.retain(|v| v.subscriber_id != subscriber);
-            row.vote_count()
-        }))
+        Ok(s.row_mut(team, feedback)
+            .map(|row| row.votes.retract(subscriber)))
     }
 
     async fn vote_state(
@@ -405,8 +383,7 @@ impl FeedbackStore for MemoryStore {
         let s = self.state();
         Ok(s.row(team, feedback).map(|row| VoteState {
             count: row.vote_count(),
-            vote: subscriber
-                .and_then(|id| row.votes.iter().find(|v| v.subscriber_id == id).cloned()),
+            vote: subscriber.and_then(|id| row.votes.of(id).cloned()),
         }))
     }
 
@@ -420,7 +397,8 @@ impl FeedbackStore for MemoryStore {
             return Ok(false);
         };
         row.comments.push(comment.clone());
-        row.follow(comment.subscriber_id, comment.created_at);
+        row.follows
+            .follow(comment.subscriber_id, comment.created_at);
         s.append(events);
         Ok(true)
     }
@@ -513,11 +491,7 @@ impl FeedbackStore for MemoryStore {
         let Some(row) = s.row_mut(team, feedback) else {
             return Ok(false);
         };
-        if follow {
-            row.follow(subscriber, at);
-        } else {
-            row.follows.retain(|f| f.subscriber != subscriber);
-        }
+        row.follows.set(subscriber, follow, at);
         Ok(true)
     }
 
@@ -527,18 +501,15 @@ impl FeedbackStore for MemoryStore {
         feedback: FeedbackId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let s = self.state();
-        let Some(row) = s.row(team, feedback) else {
-            return Ok(Vec::new());
-        };
-        let mut follows: Vec<&Follow> = row.follows.iter().collect();
-        follows.sort_by(|a, b| a.since.cmp(&b.since).then(a.subscriber.cmp(&b.subscriber)));
-        Ok(follows.into_iter().map(|f| f.subscriber).collect())
+        Ok(s.row(team, feedback)
+            .map(|row| row.follows.by_time())
+            .unwrap_or_default())
     }
 }
 
 impl FeedbackRow {
     /// The item's followers, in follow order (for notifications).
     pub(crate) fn follower_ids(&self) -> Vec<SubscriberId> {
-        self.follows.iter().map(|f| f.subscriber).collect()
+        self.follows.ids()
     }
 }

@@ -6,6 +6,7 @@ mod access;
 mod documents;
 mod feedback;
 mod notifications;
+mod reactions;
 mod roadmaps;
 mod tags;
 mod topics;

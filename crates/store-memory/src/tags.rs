@@ -150,7 +150,7 @@ impl FeedbackCurationStore for MemoryStore {
                 target.comments.push(comment);
             }
             for follow in follows {
-                target.follow(follow.subscriber, follow.since);
+                target.follows.follow(follow.subscriber, follow.since);
             }
         }
         let (Some(target), Some(source)) = (s.row(team, target_id), s.row(team, source_id)) else {
