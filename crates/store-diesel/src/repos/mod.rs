@@ -8,6 +8,7 @@ mod feedback;
 pub(crate) mod lock;
 mod notifications;
 pub(crate) mod outbox;
+pub(crate) mod paging;
 mod roadmaps;
 mod settings;
 mod subscriber_admin;
