@@ -9,7 +9,8 @@ use sounding_domain::{
     slug,
 };
 
-/// Draws before giving up; a clash is already rare at the first.
+/// A new `urlId` is drawn this many times before giving up (a clash among 36^10 values is
+/// already rare once).
 const URL_ID_ATTEMPTS: u32 = 5;
 
 /// Runs `insert` with a freshly drawn url id until the store does not answer `taken` (the

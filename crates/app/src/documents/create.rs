@@ -10,8 +10,6 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
-/// A new `urlId` is drawn this many times before giving up.
-
 #[derive(Debug, Clone, Default)]
 pub struct NewDocumentInput {
     pub title: Option<String>,

@@ -37,9 +37,6 @@ use crate::{
     wire::{self, FeedbackJson},
 };
 
-/// A new `urlId` is drawn this many times before giving up (a clash among 36^10 values is
-/// already rare once).
-
 pub(crate) fn feedback_not_found() -> AppError {
     AppError::not_found(Entity::Feedback)
 }
