@@ -34,7 +34,17 @@ pub enum AppError {
     #[error(transparent)]
     Literal(#[from] Literal),
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(StoreError),
+}
+
+/// A store's error; a domain rule the store checked inside its transaction is the domain's.
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Refused(domain) => AppError::Domain(domain),
+            other => AppError::Store(other),
+        }
+    }
 }
 
 pub type AppResult<T> = Result<T, AppError>;

@@ -21,6 +21,7 @@ pub mod subscribers;
 pub mod tags;
 pub mod teams;
 pub mod topics;
+mod url_id;
 pub mod users;
 pub mod wire;
 // Notifications, and feedback as CSV (export and import).

@@ -178,7 +178,12 @@ pub struct FeedbackReach {
 impl FeedbackReach {
     /// Published, and on a public board or on none: anyone may read it.
     pub fn is_publicly_readable(&self) -> bool {
-        self.published && self.board_is_public.unwrap_or(true)
+        PUBLICLY_READABLE.iter().all(|c| c.holds(self, false))
+    }
+
+    /// Readable by anyone and not archived: public lists show it (`archived`: whether it is).
+    pub fn is_listed_publicly(&self, archived: bool) -> bool {
+        LISTED_PUBLICLY.iter().all(|c| c.holds(self, archived))
     }
 
     /// Published on a private board: the team's members may read it, nobody else.
@@ -186,6 +191,49 @@ impl FeedbackReach {
         self.published && self.board_is_public == Some(false)
     }
 }
+
+/// One condition of the public rules on a feedback item, on its stored fields. The rules are
+/// data so that a store that must say them in its own query language (store-diesel turns each
+/// into SQL in one place, `repos/feedback/list.rs`) says exactly these, and one that filters
+/// in memory tests exactly these (`FeedbackReach::is_listed_publicly`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PublicCondition {
+    /// `published_at` is set (not awaiting moderation).
+    Published,
+    /// `archived_at` is not set.
+    NotArchived,
+    /// On no board, or on a board that is public.
+    OnPublicBoardOrNone,
+}
+
+impl PublicCondition {
+    /// Whether the item whose reach is `reach` (and archived or not) meets the condition.
+    pub fn holds(self, reach: &FeedbackReach, archived: bool) -> bool {
+        match self {
+            PublicCondition::Published => reach.published,
+            PublicCondition::NotArchived => !archived,
+            PublicCondition::OnPublicBoardOrNone => reach.board_is_public.unwrap_or(true),
+        }
+    }
+}
+
+/// Anyone may read the item by id (archived items stay readable).
+pub const PUBLICLY_READABLE: [PublicCondition; 2] = [
+    PublicCondition::Published,
+    PublicCondition::OnPublicBoardOrNone,
+];
+
+/// "Listed publicly": public lists (`FeedbackScope::Public`) show the item, and a public
+/// board's count counts it. The PostgreSQL and SQLite triggers that keep
+/// `feedback_public_counts` (migrations/*/2026-11-27-000001_public_counts) restate this rule
+/// in SQL, as triggers cannot call Rust: change them with it. A divergence fails store-diesel's
+/// `a_public_boards_total_follows_every_change_to_its_items` (tests/feedback.rs), which
+/// compares the kept count with the list's own count after each kind of change.
+pub const LISTED_PUBLICLY: [PublicCondition; 3] = [
+    PublicCondition::Published,
+    PublicCondition::NotArchived,
+    PublicCondition::OnPublicBoardOrNone,
+];
 
 /// How a feedback list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -218,7 +266,8 @@ pub const TRENDING_WINDOW_SECONDS: i64 = 7 * 24 * 60 * 60;
 /// Which feedback a list may show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FeedbackScope {
-    /// Published, not archived, on a public board or on none.
+    /// Listed publicly (`LISTED_PUBLICLY`): published, not archived, on a public board or on
+    /// none.
     Public,
     /// Everything of the team; archived items too when `include_archived`.
     Team { include_archived: bool },

@@ -1,6 +1,7 @@
 //! Votes on feedback: at most one per subscriber per feedback item.
 
 use crate::{
+    feedback::FeedbackReach,
     ids::{FeedbackId, FeedbackVoteId, SubscriberId},
     timestamp::Timestamp,
 };
@@ -13,21 +14,28 @@ pub struct FeedbackVote {
     pub created_at: Timestamp,
 }
 
-/// What casting a vote did: the vote (new, or the one that already existed) and the count.
+/// What casting a vote did, and when nothing was written, why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VoteOutcome {
+    /// The vote is in: the item's count after it.
     Cast {
         vote: FeedbackVote,
         total_votes: i64,
     },
+    /// The subscriber had voted on the item already.
     AlreadyVoted,
+    /// The item is not in the team (or is gone).
+    NotFound,
+    /// Asked with `VoteAccess::Public`, the item is not publicly readable: who may read it,
+    /// for the caller to decide whether the voter may, and to vote again as `Checked`.
+    NotPublic(FeedbackReach),
 }
 
 /// Which items a vote may land on, checked by the store in the vote's own transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VoteAccess {
     /// Only an item anyone may read (`FeedbackReach::is_publicly_readable`); any other is
-    /// treated as gone. Saves the caller a read of its own in the common case.
+    /// `VoteOutcome::NotPublic`. Saves the caller a read of its own in the common case.
     Public,
     /// The caller's right to read the item was checked already.
     Checked,

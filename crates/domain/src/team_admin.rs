@@ -23,6 +23,13 @@ pub const KEY_USE_RESOLUTION_SECONDS: i64 = 60;
 /// Refused when a change would leave the team without an owner.
 pub const LAST_OWNER_MESSAGE: &str = "The team must keep at least one owner";
 
+/// The last-owner rule: whether giving `user` the role `after` (`None`: removing them) would
+/// leave the team, whose owners are `owners`, without one. Both stores check it on the owners
+/// as read (and locked) in the change's transaction, and refuse with `Conflict::LastOwner`.
+pub fn would_leave_no_owner<T: PartialEq>(owners: &[T], user: &T, after: Option<Role>) -> bool {
+    after != Some(Role::Owner) && owners.len() == 1 && owners[0] == *user
+}
+
 /// How `subscribers.list` orders; each with a fixed direction, ties broken by id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SubscriberSort {

@@ -83,8 +83,38 @@ pub struct TopicView {
 impl TopicView {
     /// Whether public reads may show it to someone who is not a team member.
     pub fn is_public(&self) -> bool {
-        self.topic.published_at.is_some() && !self.stage.is_private
+        is_public(&self.topic, self.stage.is_private)
     }
+}
+
+/// One condition of a topic's visibility to outsiders, on its stored fields (and its stage's):
+/// the rule as data, so store-diesel's SQL (`repos/topics/threads.rs`) says exactly these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicCondition {
+    /// `published_at` is set.
+    Published,
+    /// Its stage is not private.
+    OnPublicStage,
+}
+
+impl TopicCondition {
+    pub fn holds(self, topic: &Topic, stage_is_private: bool) -> bool {
+        match self {
+            TopicCondition::Published => topic.published_at.is_some(),
+            TopicCondition::OnPublicStage => !stage_is_private,
+        }
+    }
+}
+
+/// What makes a topic public: public reads show it, and its comments, to outsiders.
+pub const PUBLIC_TOPIC: [TopicCondition; 2] =
+    [TopicCondition::Published, TopicCondition::OnPublicStage];
+
+/// Whether `topic`, on a stage private or not, is public (`PUBLIC_TOPIC`).
+pub fn is_public(topic: &Topic, stage_is_private: bool) -> bool {
+    PUBLIC_TOPIC
+        .iter()
+        .all(|c| c.holds(topic, stage_is_private))
 }
 
 /// Validated content of `topics.create`.

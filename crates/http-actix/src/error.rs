@@ -178,6 +178,7 @@ impl From<StoreError> for ApiError {
                 tracing::error!(%detail, "storage failure");
                 Self::internal()
             }
+            StoreError::Refused(domain) => domain.into(),
             // A uniqueness rule the use case did not expect (it maps the ones it does).
             StoreError::Conflict(rule) => {
                 tracing::warn!(%rule, "unexpected storage conflict");
@@ -311,8 +312,10 @@ mod tests {
                 json!({"error": "Insufficient storage: the database is full", "statusCode": 507})
             )
         );
-        let (status, body) =
-            rendered(AppError::Store(StoreError::Conflict("board_slug".into()))).await;
+        let (status, body) = rendered(AppError::Store(StoreError::Conflict(
+            sounding_domain::ports::Conflict::BoardSlug,
+        )))
+        .await;
         assert_eq!(status, 409);
         assert!(!body.to_string().contains("board_slug"));
     }

@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 
 use diesel::result::{DatabaseErrorInformation, DatabaseErrorKind, Error as DieselError};
-use sounding_domain::ports::{conflicts, StoreError};
+use sounding_domain::{
+    ports::{Cause, Conflict, StoreError},
+    DomainError,
+};
 
 use crate::connection::Engine;
 
@@ -52,8 +55,10 @@ pub(crate) enum DbError {
     Pool(diesel::r2d2::PoolError),
     /// A stored value that does not make a domain value (bad id, bad JSON, unknown role).
     Corrupt(String),
-    /// A uniqueness rule the use case can act on; checked explicitly before a write.
-    Conflict(&'static str),
+    /// A rule the use case can act on; checked explicitly before a write.
+    Conflict(Conflict),
+    /// A domain rule refused the change, checked on the row as stored.
+    Refused(DomainError),
     /// The blocking task died (a panic in a query or conversion).
     Task(String),
 }
@@ -85,45 +90,45 @@ impl DbError {
 }
 
 /// The unique indexes that are domain rules: PostgreSQL names the index, SQLite the columns.
-const UNIQUE_RULES: &[(&str, &str, &str)] = &[
+const UNIQUE_RULES: &[(&str, &str, Conflict)] = &[
     (
         "teams_subdomain_key",
         "teams.subdomain",
-        conflicts::TEAM_SUBDOMAIN,
+        Conflict::TeamSubdomain,
     ),
     (
         "team_users_team_id_email_key",
         "team_users.team_id, team_users.email",
-        conflicts::USER_EMAIL,
+        Conflict::UserEmail,
     ),
     (
         "feedback_boards_team_id_slug_key",
         "feedback_boards.team_id, feedback_boards.slug",
-        conflicts::BOARD_SLUG,
+        Conflict::BoardSlug,
     ),
     (
         "feedback_team_id_url_id_key",
         "feedback.team_id, feedback.url_id",
-        conflicts::FEEDBACK_URL_ID,
+        Conflict::FeedbackUrlId,
     ),
     (
         "topics_team_id_url_id_key",
         "topics.team_id, topics.url_id",
-        conflicts::TOPIC_URL_ID,
+        Conflict::TopicUrlId,
     ),
     (
         "documents_team_id_url_id_key",
         "documents.team_id, documents.url_id",
-        conflicts::DOCUMENT_URL_ID,
+        Conflict::DocumentUrlId,
     ),
     (
         "tags_team_id_name_key_key",
         "tags.team_id, tags.name_key",
-        conflicts::TAG_NAME,
+        Conflict::TagName,
     ),
 ];
 
-fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<&'static str> {
+fn conflict_rule(info: &dyn DatabaseErrorInformation) -> Option<Conflict> {
     let constraint = info.constraint_name();
     let sqlite_columns = info.message().strip_prefix("UNIQUE constraint failed: ");
     UNIQUE_RULES
@@ -157,25 +162,30 @@ fn is_full(e: &DieselError) -> bool {
 impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
         match e {
-            DbError::Conflict(rule) => StoreError::Conflict(rule.to_owned()),
-            DbError::Pool(e) => StoreError::Unavailable(format!("no database connection: {e}")),
-            DbError::Corrupt(detail) => StoreError::Failure(format!("unreadable row: {detail}")),
-            DbError::Task(detail) => StoreError::Failure(detail),
-            DbError::Query(e) if is_full(&e) => StoreError::Full(e.to_string()),
+            DbError::Conflict(rule) => StoreError::Conflict(rule),
+            DbError::Refused(domain) => StoreError::Refused(domain),
+            DbError::Pool(e) => {
+                StoreError::Unavailable(Cause::context("no database connection", e))
+            }
+            DbError::Corrupt(detail) => {
+                StoreError::Failure(format!("unreadable row: {detail}").into())
+            }
+            DbError::Task(detail) => StoreError::Failure(detail.into()),
+            DbError::Query(e) if is_full(&e) => StoreError::Full(Cause::new(e)),
             DbError::Query(e) => match e {
                 DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, ref info) => {
                     match conflict_rule(info.as_ref()) {
-                        Some(rule) => StoreError::Conflict(rule.to_owned()),
-                        None => StoreError::Failure(e.to_string()),
+                        Some(rule) => StoreError::Conflict(rule),
+                        None => StoreError::Failure(Cause::new(e)),
                     }
                 }
                 DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
-                    StoreError::Unavailable(e.to_string())
+                    StoreError::Unavailable(Cause::new(e))
                 }
                 DieselError::DatabaseError(_, ref info) if is_sqlite_busy(info.as_ref()) => {
-                    StoreError::Unavailable(e.to_string())
+                    StoreError::Unavailable(Cause::new(e))
                 }
-                other => StoreError::Failure(other.to_string()),
+                other => StoreError::Failure(Cause::new(other)),
             },
         }
     }

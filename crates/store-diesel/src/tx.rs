@@ -150,6 +150,7 @@ mod tests {
 
     use super::*;
     use crate::error::DbError;
+    use sounding_domain::ports::Conflict;
 
     fn sqlite() -> DbConnection {
         let mut conn = DbConnection::Sqlite(SqliteConnection::establish(":memory:").unwrap());
@@ -176,9 +177,9 @@ mod tests {
         let mut conn = sqlite();
         let result: DbResult<()> = write_tx(&mut conn, |c| {
             diesel::sql_query("INSERT INTO t VALUES (1)").execute(c)?;
-            Err(DbError::Conflict("test"))
+            Err(DbError::Conflict(Conflict::TagName))
         });
-        assert!(matches!(result, Err(DbError::Conflict("test"))));
+        assert!(matches!(result, Err(DbError::Conflict(Conflict::TagName))));
         assert_eq!(count(&mut conn), 0);
         assert!(!conn.is_broken_for_test());
     }

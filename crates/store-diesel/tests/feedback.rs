@@ -17,7 +17,7 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome},
     ids::{BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId},
     page::PageRequest,
-    ports::{conflicts, BoardStore, FeedbackStore, OutboxStore, StoreError, SubscriberStore},
+    ports::{BoardStore, Conflict, FeedbackStore, OutboxStore, StoreError, SubscriberStore},
     subscriber::{Identify, Subscriber, SubscriberRef},
     timestamp::Timestamp,
 };
@@ -257,7 +257,7 @@ async fn a_taken_url_id_is_a_conflict_and_writes_nothing(env: Env) {
         .insert_feedback(&second, &[], &[event(a, EventKind::NewFeedback)])
         .await
         .unwrap_err();
-    assert_eq!(err, StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
+    assert_eq!(err, StoreError::Conflict(Conflict::FeedbackUrlId));
     assert_eq!(store.feedback(a, second.id).await.unwrap(), None);
     assert!(events(store, a).await.is_empty());
     assert_eq!(env.count("SELECT COUNT(*) AS n FROM feedback_follows"), 1);
@@ -271,7 +271,7 @@ async fn a_taken_url_id_is_a_conflict_and_writes_nothing(env: Env) {
     third.url_id = first.url_id.clone();
     assert_eq!(
         store.save_feedback(&third, &[]).await.unwrap_err(),
-        StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into())
+        StoreError::Conflict(Conflict::FeedbackUrlId)
     );
 }
 
@@ -354,7 +354,7 @@ async fn fifty_concurrent_votes_on_one_item_all_count(env: Env) {
     let mut totals = Vec::new();
     for task in tasks {
         match task.await.unwrap().unwrap() {
-            Some(VoteOutcome::Cast { total_votes, .. }) => totals.push(total_votes),
+            VoteOutcome::Cast { total_votes, .. } => totals.push(total_votes),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -388,10 +388,10 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: first.clone(),
             total_votes: 1
-        })
+        }
     );
     let again = vote(f.id, voter, at("2026-03-04T05:06:09.001Z"));
     assert_eq!(
@@ -404,7 +404,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        Some(VoteOutcome::AlreadyVoted)
+        VoteOutcome::AlreadyVoted
     );
     let state = store
         .vote_state(a, f.id, Some(voter))
@@ -432,7 +432,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_vote(b, &vote(f.id, voter, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert_eq!(
         store
@@ -444,7 +444,7 @@ async fn a_second_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert_eq!(events(store, a).await.len(), 1);
 }
@@ -485,7 +485,7 @@ async fn retracting_twice_counts_once(env: Env) {
             .cast_vote(a, &vote(f.id, x, t0()), VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast { total_votes: 2, .. })
+        VoteOutcome::Cast { total_votes: 2, .. }
     ));
 }
 
@@ -858,7 +858,7 @@ async fn boards_count_their_feedback_and_refuse_deletion_while_they_hold_any(env
         0
     );
 
-    let not_empty = StoreError::Conflict(conflicts::BOARD_NOT_EMPTY.into());
+    let not_empty = StoreError::Conflict(Conflict::BoardNotEmpty);
     assert_eq!(store.delete_board(a, full.id).await.unwrap_err(), not_empty);
     assert_eq!(
         store.delete_board(a, archive_only.id).await.unwrap_err(),

@@ -16,7 +16,7 @@ use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId, TopicId, TopicVoteId},
     page::PageRequest,
-    ports::{conflicts, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
+    ports::{Conflict, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
     roadmap::{Roadmap, RoadmapPatch},
     stage::{Stage, StageMeta},
     subscriber::{Identify, Subscriber, SubscriberSource},
@@ -480,7 +480,7 @@ async fn deleting_a_stage_with_topics_is_refused_unless_forced(env: Env) {
     // Even an unpublished topic keeps the stage.
     assert_eq!(
         store.delete_stage(a, full.id, false).await.unwrap_err(),
-        StoreError::Conflict(conflicts::STAGE_NOT_EMPTY.into())
+        StoreError::Conflict(Conflict::StageNotEmpty)
     );
     assert_eq!(
         stage_names(store, &map).await,
@@ -533,7 +533,7 @@ async fn deleting_a_roadmap_with_topics_is_refused_unless_forced(env: Env) {
 
     assert_eq!(
         store.delete_roadmap(a, map.id, false).await.unwrap_err(),
-        StoreError::Conflict(conflicts::ROADMAP_NOT_EMPTY.into())
+        StoreError::Conflict(Conflict::RoadmapNotEmpty)
     );
     assert_eq!(stage_names(store, &map).await.len(), 2);
     assert!(store.topic(a, busy.id).await.unwrap().is_some());
@@ -715,7 +715,7 @@ async fn a_taken_url_id_writes_neither_topic_nor_creator(env: Env) {
         )
         .await
         .unwrap_err();
-    assert_eq!(err, StoreError::Conflict(conflicts::TOPIC_URL_ID.into()));
+    assert_eq!(err, StoreError::Conflict(Conflict::TopicUrlId));
     assert_eq!(store.topic(a, second.id).await.unwrap(), None);
     assert_eq!(store.subscriber(a, newcomer.id).await.unwrap(), None);
     assert!(events(store, a).await.is_empty());
@@ -1030,7 +1030,7 @@ async fn thirty_concurrent_topic_votes_all_count(env: Env) {
                     .await
                     .unwrap();
                 match outcome {
-                    Some(TopicVoteOutcome::Cast { vote_count, .. }) => vote_count,
+                    TopicVoteOutcome::Cast { vote_count, .. } => vote_count,
                     other => panic!("{other:?}"),
                 }
             })
@@ -1077,10 +1077,10 @@ async fn a_second_topic_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_topic_vote(a, &first, &[event(a, EventKind::TopicVotesCreate)])
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: first.clone(),
             vote_count: 1
-        })
+        }
     );
     assert_eq!(
         store
@@ -1091,7 +1091,7 @@ async fn a_second_topic_vote_is_refused_and_writes_nothing(env: Env) {
             )
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::AlreadyVoted)
+        TopicVoteOutcome::AlreadyVoted
     );
     assert_eq!(events(store, a).await, vec!["topic-votes.create"]);
     assert_eq!(env.count("SELECT COUNT(*) AS n FROM topic_votes"), 1);
@@ -1118,7 +1118,7 @@ async fn a_second_topic_vote_is_refused_and_writes_nothing(env: Env) {
             .cast_topic_vote(b, &vote(t.id, jane.id), &[])
             .await
             .unwrap(),
-        None,
+        TopicVoteOutcome::NotFound,
         "another team's topic is missing"
     );
 

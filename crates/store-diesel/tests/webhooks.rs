@@ -20,7 +20,7 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     ids::{DeliveryId, EventId, TeamId, WebhookId},
     page::PageRequest,
-    ports::{conflicts, OutboxStore, StoreError, WebhookStore},
+    ports::{Conflict, OutboxStore, StoreError, WebhookStore},
     timestamp::Timestamp,
     webhook::{
         new_secret, AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery,
@@ -1227,7 +1227,7 @@ async fn redelivery_makes_a_delivery_pending_again(env: Env) {
     for now in [secs(10), secs(59)] {
         assert_eq!(
             store.redeliver(a, held, now).await,
-            Err(StoreError::Conflict(conflicts::DELIVERY_IN_FLIGHT.into()))
+            Err(StoreError::Conflict(Conflict::DeliveryInFlight))
         );
     }
     assert_eq!(delivery(store, a, held).await, in_flight, "nothing written");
@@ -1407,7 +1407,7 @@ async fn redelivery_waits_for_a_lease_being_taken(env: Env) {
         if end == "COMMIT" {
             assert_eq!(
                 result,
-                Err(StoreError::Conflict(conflicts::DELIVERY_IN_FLIGHT.into()))
+                Err(StoreError::Conflict(Conflict::DeliveryInFlight))
             );
             assert_eq!(delivery(store, a, id).await.next_attempt_at, Some(t0()));
         } else {

@@ -9,9 +9,9 @@ use sounding_domain::{
     api_key::ApiKey,
     ids::{ApiKeyId, SubscriberId, TeamId, UserId},
     page::Paged,
-    ports::{conflicts, StoreError, StoreResult},
+    ports::{Conflict, StoreError, StoreResult},
     subscriber::Subscriber,
-    team_admin::{SubscriberPatch, SubscriberQuery, SubscriberSort},
+    team_admin::{self, SubscriberPatch, SubscriberQuery, SubscriberSort},
     timestamp::Timestamp,
 };
 
@@ -24,7 +24,7 @@ impl State {
             .values()
             .any(|u| u.team_id == user.team_id && u.email == user.email)
         {
-            return Err(StoreError::Conflict(conflicts::USER_EMAIL.into()));
+            return Err(StoreError::Conflict(Conflict::UserEmail));
         }
         self.users.insert(user.id, user.clone());
         Ok(())
@@ -34,15 +34,15 @@ impl State {
         self.users.get(&id).filter(|u| u.team_id == team).cloned()
     }
 
-    /// Whether `id` is the team's only owner.
-    fn last_owner(&self, team: TeamId, id: UserId) -> bool {
+    /// Whether giving `id` the role `after` (`None`: removing them) leaves the team no owner.
+    fn leaves_no_owner(&self, team: TeamId, id: UserId, after: Option<Role>) -> bool {
         let owners: Vec<UserId> = self
             .users
             .values()
             .filter(|u| u.team_id == team && u.role == Role::Owner)
             .map(|u| u.id)
             .collect();
-        owners == [id]
+        team_admin::would_leave_no_owner(&owners, &id, after)
     }
 
     pub(crate) fn set_user_role(
@@ -54,8 +54,8 @@ impl State {
         if self.team_user(team, id).is_none() {
             return Ok(None);
         }
-        if role != Role::Owner && self.last_owner(team, id) {
-            return Err(StoreError::Conflict(conflicts::LAST_OWNER.into()));
+        if self.leaves_no_owner(team, id, Some(role)) {
+            return Err(StoreError::Conflict(Conflict::LastOwner));
         }
         Ok(self.users.get_mut(&id).map(|u| {
             u.role = role;
@@ -67,8 +67,8 @@ impl State {
         if self.team_user(team, id).is_none() {
             return Ok(false);
         }
-        if self.last_owner(team, id) {
-            return Err(StoreError::Conflict(conflicts::LAST_OWNER.into()));
+        if self.leaves_no_owner(team, id, None) {
+            return Err(StoreError::Conflict(Conflict::LastOwner));
         }
         self.keys.retain(|_, k| k.user_id != id);
         self.users.remove(&id);
@@ -164,7 +164,7 @@ impl State {
         };
         subscriber
             .apply_patch(patch, now)
-            .map_err(|_| StoreError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE.into()))?;
+            .map_err(StoreError::Refused)?;
         Ok(Some(subscriber.clone()))
     }
 

@@ -12,7 +12,7 @@ use sounding_domain::{
     feedback_comment::Direction,
     ids::{DocumentId, SubscriberId, TeamId},
     page::Paged,
-    ports::{conflicts, DocumentStore, StoreError, StoreResult},
+    ports::{Conflict, DocumentStore, StoreError, StoreResult},
     timestamp::Timestamp,
 };
 
@@ -95,7 +95,7 @@ impl DocumentStore for MemoryStore {
             r.document.team_id == document.team_id && r.document.url_id == document.url_id
         });
         if taken {
-            return Err(StoreError::Conflict(conflicts::DOCUMENT_URL_ID.into()));
+            return Err(StoreError::Conflict(Conflict::DocumentUrlId));
         }
         s.documents.insert(
             document.id,

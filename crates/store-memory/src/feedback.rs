@@ -15,55 +15,41 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::{PageRequest, Paged},
-    ports::{conflicts, FeedbackStore, StoreError, StoreResult},
+    ports::{Conflict, FeedbackStore, StoreError, StoreResult},
     subscriber::{Subscriber, SubscriberRef},
     timestamp::Timestamp,
     DomainError, Entity,
 };
 
-use crate::{MemoryStore, State};
+use crate::{
+    reactions::{Follows, Votes},
+    MemoryStore, State,
+};
 
 /// A stored feedback item and what hangs off it.
 pub(crate) struct FeedbackRow {
     pub(crate) feedback: Feedback,
-    /// In the order they were cast.
-    pub(crate) votes: Vec<FeedbackVote>,
+    pub(crate) votes: Votes<FeedbackVote>,
     /// In the order they were written.
     pub(crate) comments: Vec<FeedbackComment>,
-    /// In the order they were made.
-    pub(crate) follows: Vec<Follow>,
+    pub(crate) follows: Follows,
     /// The team's tags it carries (see `tags.rs`).
     pub(crate) tags: Vec<TagId>,
-}
-
-pub(crate) struct Follow {
-    pub(crate) subscriber: SubscriberId,
-    pub(crate) since: Timestamp,
 }
 
 impl FeedbackRow {
     fn new(feedback: Feedback) -> Self {
         Self {
-            follows: vec![Follow {
-                subscriber: feedback.creator_id,
-                since: feedback.created_at,
-            }],
+            follows: Follows::of_creator(feedback.creator_id, feedback.created_at),
             feedback,
-            votes: Vec::new(),
+            votes: Votes::default(),
             comments: Vec::new(),
             tags: Vec::new(),
         }
     }
 
     pub(crate) fn vote_count(&self) -> i64 {
-        count(self.votes.len())
-    }
-
-    /// Starts following (a no-op, keeping the first time, when already following).
-    pub(crate) fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
-        if !self.follows.iter().any(|f| f.subscriber == subscriber) {
-            self.follows.push(Follow { subscriber, since });
-        }
+        self.votes.count()
     }
 
     /// Votes and comments made since `since`: the trending score.
@@ -183,19 +169,24 @@ impl State {
         })
     }
 
+    /// Who may read the item: whether it is published, and its board's `is_public` (a board
+    /// that is not the team's counts as a private one).
+    fn reach_of(&self, f: &Feedback) -> FeedbackReach {
+        FeedbackReach {
+            published: f.published_at.is_some(),
+            board_is_public: f.board_id.map(|id| {
+                self.boards
+                    .get(&id)
+                    .is_some_and(|b| b.team_id == f.team_id && b.meta.is_public)
+            }),
+        }
+    }
+
     /// Whether the query selects the item.
     fn selects(&self, row: &FeedbackRow, query: &FeedbackQuery) -> bool {
         let f = &row.feedback;
         let in_scope = match query.scope {
-            FeedbackScope::Public => {
-                f.published_at.is_some()
-                    && f.archived_at.is_none()
-                    && f.board_id.is_none_or(|id| {
-                        self.boards
-                            .get(&id)
-                            .is_some_and(|b| b.team_id == f.team_id && b.meta.is_public)
-                    })
-            }
+            FeedbackScope::Public => self.reach_of(f).is_listed_publicly(f.archived_at.is_some()),
             FeedbackScope::Team { include_archived } => include_archived || f.archived_at.is_none(),
         };
         in_scope
@@ -220,14 +211,14 @@ impl FeedbackStore for MemoryStore {
     ) -> StoreResult<()> {
         let mut s = self.state();
         if s.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
-            return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
+            return Err(StoreError::Conflict(Conflict::FeedbackUrlId));
         }
         let team = feedback.team_id;
         if !tags
             .iter()
             .all(|tag| s.tags.get(tag).is_some_and(|t| t.team_id == team))
         {
-            return Err(StoreError::Conflict(conflicts::FEEDBACK_TAG.into()));
+            return Err(StoreError::Conflict(Conflict::FeedbackTag));
         }
         let mut row = FeedbackRow::new(feedback.clone());
         row.tags = tags.to_vec();
@@ -248,7 +239,7 @@ impl FeedbackStore for MemoryStore {
         id: FeedbackId,
     ) -> StoreResult<Option<FeedbackReach>> {
         let s = self.state();
-        Ok(s.row(team, id).map(|row| s.feedback_view(row).reach()))
+        Ok(s.row(team, id).map(|row| s.reach_of(&row.feedback)))
     }
 
     async fn feedback_by_url_id(
@@ -282,7 +273,7 @@ impl FeedbackStore for MemoryStore {
             }
             if s.url_id_taken(team, &after.feedback.url_id, id) {
                 return Err(Blocked::Failed(StoreError::Conflict(
-                    conflicts::FEEDBACK_URL_ID.into(),
+                    Conflict::FeedbackUrlId,
                 )));
             }
             if let Some(row) = s.row_mut(team, id) {
@@ -348,31 +339,28 @@ impl FeedbackStore for MemoryStore {
         vote: &FeedbackVote,
         access: VoteAccess,
         events: &[NewEvent],
-    ) -> StoreResult<Option<VoteOutcome>> {
+    ) -> StoreResult<VoteOutcome> {
         let mut s = self.state();
-        if access == VoteAccess::Public
-            && s.row(team, vote.feedback_id)
-                .is_some_and(|row| !s.feedback_view(row).is_publicly_readable())
-        {
-            return Ok(None);
+        let Some(reach) = s
+            .row(team, vote.feedback_id)
+            .map(|row| s.reach_of(&row.feedback))
+        else {
+            return Ok(VoteOutcome::NotFound);
+        };
+        if access == VoteAccess::Public && !reach.is_publicly_readable() {
+            return Ok(VoteOutcome::NotPublic(reach));
         }
         let Some(row) = s.row_mut(team, vote.feedback_id) else {
-            return Ok(None);
+            return Ok(VoteOutcome::NotFound);
         };
-        if row
-            .votes
-            .iter()
-            .any(|v| v.subscriber_id == vote.subscriber_id)
-        {
-            return Ok(Some(VoteOutcome::AlreadyVoted));
-        }
-        row.votes.push(vote.clone());
-        let total_votes = row.vote_count();
+        let Some(total_votes) = row.votes.cast(vote) else {
+            return Ok(VoteOutcome::AlreadyVoted);
+        };
         s.append(events);
-        Ok(Some(VoteOutcome::Cast {
+        Ok(VoteOutcome::Cast {
             vote: vote.clone(),
             total_votes,
-        }))
+        })
     }
 
     async fn retract_vote(
@@ -382,10 +370,8 @@ impl FeedbackStore for MemoryStore {
         subscriber: SubscriberId,
     ) -> StoreResult<Option<i64>> {
         let mut s = self.state();
-        Ok(s.row_mut(team, feedback).map(|row| {
-            row.votes.retain(|v| v.subscriber_id != subscriber);
-            row.vote_count()
-        }))
+        Ok(s.row_mut(team, feedback)
+            .map(|row| row.votes.retract(subscriber)))
     }
 
     async fn vote_state(
@@ -397,8 +383,7 @@ impl FeedbackStore for MemoryStore {
         let s = self.state();
         Ok(s.row(team, feedback).map(|row| VoteState {
             count: row.vote_count(),
-            vote: subscriber
-                .and_then(|id| row.votes.iter().find(|v| v.subscriber_id == id).cloned()),
+            vote: subscriber.and_then(|id| row.votes.of(id).cloned()),
         }))
     }
 
@@ -412,7 +397,8 @@ impl FeedbackStore for MemoryStore {
             return Ok(false);
         };
         row.comments.push(comment.clone());
-        row.follow(comment.subscriber_id, comment.created_at);
+        row.follows
+            .follow(comment.subscriber_id, comment.created_at);
         s.append(events);
         Ok(true)
     }
@@ -505,11 +491,7 @@ impl FeedbackStore for MemoryStore {
         let Some(row) = s.row_mut(team, feedback) else {
             return Ok(false);
         };
-        if follow {
-            row.follow(subscriber, at);
-        } else {
-            row.follows.retain(|f| f.subscriber != subscriber);
-        }
+        row.follows.set(subscriber, follow, at);
         Ok(true)
     }
 
@@ -519,18 +501,15 @@ impl FeedbackStore for MemoryStore {
         feedback: FeedbackId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let s = self.state();
-        let Some(row) = s.row(team, feedback) else {
-            return Ok(Vec::new());
-        };
-        let mut follows: Vec<&Follow> = row.follows.iter().collect();
-        follows.sort_by(|a, b| a.since.cmp(&b.since).then(a.subscriber.cmp(&b.subscriber)));
-        Ok(follows.into_iter().map(|f| f.subscriber).collect())
+        Ok(s.row(team, feedback)
+            .map(|row| row.follows.by_time())
+            .unwrap_or_default())
     }
 }
 
 impl FeedbackRow {
     /// The item's followers, in follow order (for notifications).
     pub(crate) fn follower_ids(&self) -> Vec<SubscriberId> {
-        self.follows.iter().map(|f| f.subscriber).collect()
+        self.follows.ids()
     }
 }

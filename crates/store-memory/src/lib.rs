@@ -6,6 +6,7 @@ mod access;
 mod documents;
 mod feedback;
 mod notifications;
+mod reactions;
 mod roadmaps;
 mod tags;
 mod topics;
@@ -29,7 +30,7 @@ use sounding_domain::{
     },
     page::Paged,
     ports::{
-        conflicts, AccessStore, BoardStore, OutboxStore, SettingsStore, StoreError, StoreResult,
+        AccessStore, BoardStore, Conflict, OutboxStore, SettingsStore, StoreError, StoreResult,
         SubscriberStore, TeamStore,
     },
     roadmap::Roadmap,
@@ -137,7 +138,7 @@ impl TeamStore for MemoryStore {
     async fn create_team(&self, team: &Team, owner: &TeamUser, key: &ApiKey) -> StoreResult<()> {
         let mut s = self.state();
         if s.teams.values().any(|t| t.subdomain == team.subdomain) {
-            return Err(StoreError::Conflict(conflicts::TEAM_SUBDOMAIN.into()));
+            return Err(StoreError::Conflict(Conflict::TeamSubdomain));
         }
         s.teams.insert(team.id, team.clone());
         s.users.insert(owner.id, owner.clone());
@@ -311,7 +312,7 @@ impl SubscriberStore for MemoryStore {
             // Unchanged or not, the result is the subscriber as it now is.
             subscriber
                 .merge_identify(input, now)
-                .map_err(|_| StoreError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE.into()))?;
+                .map_err(StoreError::Refused)?;
             return Ok((subscriber.clone(), false));
         }
         let subscriber = Subscriber::identified(team, input, now);
@@ -377,7 +378,7 @@ impl BoardStore for MemoryStore {
     async fn insert_board(&self, board: &Board) -> StoreResult<()> {
         let mut s = self.state();
         if s.slug_taken(board.team_id, &board.slug, None) {
-            return Err(StoreError::Conflict(conflicts::BOARD_SLUG.into()));
+            return Err(StoreError::Conflict(Conflict::BoardSlug));
         }
         s.boards.insert(board.id, board.clone());
         Ok(())
@@ -436,9 +437,7 @@ impl BoardStore for MemoryStore {
             .map(|b| s.board_view(b));
         edit::run(found, edit, |_, after, events| {
             if s.slug_taken(team, &after.board.slug, Some(id)) {
-                return Err(Blocked::Failed(StoreError::Conflict(
-                    conflicts::BOARD_SLUG.into(),
-                )));
+                return Err(Blocked::Failed(StoreError::Conflict(Conflict::BoardSlug)));
             }
             s.boards.insert(id, after.board.clone());
             s.append(&events);
@@ -457,7 +456,7 @@ impl BoardStore for MemoryStore {
             .values()
             .any(|row| row.feedback.board_id == Some(id))
         {
-            return Err(StoreError::Conflict(conflicts::BOARD_NOT_EMPTY.into()));
+            return Err(StoreError::Conflict(Conflict::BoardNotEmpty));
         }
         s.boards.remove(&id);
         Ok(true)

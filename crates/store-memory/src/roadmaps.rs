@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use sounding_domain::{
     edit::{self, Edit, Edited},
     ids::{RoadmapId, StageId, TeamId},
-    ports::{conflicts, RoadmapStore, StoreError, StoreResult},
+    ports::{Conflict, RoadmapStore, StoreError, StoreResult},
     roadmap::Roadmap,
     stage::{self, Stage, StageView},
 };
@@ -116,7 +116,7 @@ impl RoadmapStore for MemoryStore {
         }
         let holds_topics = s.topics.values().any(|row| row.topic.roadmap_id == id);
         if holds_topics && !force {
-            return Err(StoreError::Conflict(conflicts::ROADMAP_NOT_EMPTY.into()));
+            return Err(StoreError::Conflict(Conflict::RoadmapNotEmpty));
         }
         s.topics.retain(|_, row| row.topic.roadmap_id != id);
         s.stages.retain(|_, stage| stage.roadmap_id != id);
@@ -191,7 +191,7 @@ impl RoadmapStore for MemoryStore {
         };
         let holds_topics = s.topics.values().any(|row| row.topic.stage_id == id);
         if holds_topics && !force {
-            return Err(StoreError::Conflict(conflicts::STAGE_NOT_EMPTY.into()));
+            return Err(StoreError::Conflict(Conflict::StageNotEmpty));
         }
         s.topics.retain(|_, row| row.topic.stage_id != id);
         s.stages.remove(&id);

@@ -7,7 +7,7 @@ use sounding_domain::{
     feedback::Feedback,
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeEvents, MergeOutcome},
     ids::{BoardId, TagId, TeamId},
-    ports::{conflicts, FeedbackCurationStore, StoreError, StoreResult, TagStore},
+    ports::{Conflict, FeedbackCurationStore, StoreError, StoreResult, TagStore},
     tag::{self, Tag, TagRef},
 };
 
@@ -39,7 +39,7 @@ impl State {
             return Ok(false);
         }
         if self.url_id_taken(feedback.team_id, &feedback.url_id, feedback.id) {
-            return Err(StoreError::Conflict(conflicts::FEEDBACK_URL_ID.into()));
+            return Err(StoreError::Conflict(Conflict::FeedbackUrlId));
         }
         if let Some(row) = self.row_mut(feedback.team_id, feedback.id) {
             row.feedback = feedback.clone();
@@ -53,7 +53,7 @@ impl TagStore for MemoryStore {
     async fn insert_tag(&self, tag: &Tag) -> StoreResult<()> {
         let mut s = self.state();
         if s.tag_name_taken(tag) {
-            return Err(StoreError::Conflict(conflicts::TAG_NAME.into()));
+            return Err(StoreError::Conflict(Conflict::TagName));
         }
         s.tags.insert(tag.id, tag.clone());
         Ok(())
@@ -85,9 +85,7 @@ impl TagStore for MemoryStore {
         let found = s.tags.get(&id).filter(|t| t.team_id == team).cloned();
         edit::run(found, edit, |_, after, _| {
             if s.tag_name_taken(after) {
-                return Err(Blocked::Failed(StoreError::Conflict(
-                    conflicts::TAG_NAME.into(),
-                )));
+                return Err(Blocked::Failed(StoreError::Conflict(Conflict::TagName)));
             }
             s.tags.insert(id, after.clone());
             Ok(())
@@ -152,7 +150,7 @@ impl FeedbackCurationStore for MemoryStore {
                 target.comments.push(comment);
             }
             for follow in follows {
-                target.follow(follow.subscriber, follow.since);
+                target.follows.follow(follow.subscriber, follow.since);
             }
         }
         let (Some(target), Some(source)) = (s.row(team, target_id), s.row(team, source_id)) else {

@@ -10,10 +10,10 @@ use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::Paged,
-    ports::{conflicts, StoreError, StoreResult, TopicStore},
+    ports::{Conflict, StoreError, StoreResult, TopicStore},
     subscriber::Subscriber,
     timestamp::Timestamp,
-    topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView},
+    topic::{self, StageRef, Topic, TopicQuery, TopicSort, TopicView},
     topic_comment::{
         CommentThread, Removal, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
     },
@@ -22,50 +22,34 @@ use sounding_domain::{
 
 use crate::{
     feedback::{count, page_of},
+    reactions::{Follows, Votes},
     MemoryStore, State,
 };
 
 /// A stored topic and what hangs off it.
 pub(crate) struct TopicRow {
     pub(crate) topic: Topic,
-    /// In the order they were cast.
-    votes: Vec<TopicVote>,
+    votes: Votes<TopicVote>,
     /// In the order they were written.
     comments: Vec<TopicComment>,
-    /// In the order they were made.
-    follows: Vec<Follow>,
+    follows: Follows,
     /// When each viewer's visit last counted.
     visits: HashMap<String, Timestamp>,
-}
-
-struct Follow {
-    subscriber: SubscriberId,
-    since: Timestamp,
 }
 
 impl TopicRow {
     fn new(topic: Topic) -> Self {
         Self {
-            follows: vec![Follow {
-                subscriber: topic.subscriber_id,
-                since: topic.created_at,
-            }],
+            follows: Follows::of_creator(topic.subscriber_id, topic.created_at),
             topic: Topic { visits: 0, ..topic },
-            votes: Vec::new(),
+            votes: Votes::default(),
             comments: Vec::new(),
             visits: HashMap::new(),
         }
     }
 
     fn vote_count(&self) -> i64 {
-        count(self.votes.len())
-    }
-
-    /// Starts following (a no-op, keeping the first time, when already following).
-    fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
-        if !self.follows.iter().any(|f| f.subscriber == subscriber) {
-            self.follows.push(Follow { subscriber, since });
-        }
+        self.votes.count()
     }
 }
 
@@ -133,13 +117,11 @@ impl State {
     fn in_thread_scope(&self, row: &TopicRow, scope: ThreadScope) -> bool {
         match scope {
             ThreadScope::Team => true,
-            ThreadScope::Public => {
-                row.topic.published_at.is_some()
-                    && self
-                        .stages
-                        .get(&row.topic.stage_id)
-                        .is_some_and(|st| !st.meta.is_private)
-            }
+            // A stage that is gone counts as a private one (the databases' inner join).
+            ThreadScope::Public => self
+                .stages
+                .get(&row.topic.stage_id)
+                .is_some_and(|st| topic::is_public(&row.topic, st.meta.is_private)),
         }
     }
 
@@ -179,13 +161,12 @@ impl TopicStore for MemoryStore {
     ) -> StoreResult<()> {
         let mut s = self.state();
         if s.topic_url_id_taken(topic.team_id, &topic.url_id, topic.id) {
-            return Err(StoreError::Conflict(conflicts::TOPIC_URL_ID.into()));
+            return Err(StoreError::Conflict(Conflict::TopicUrlId));
         }
         if !s.topic_refs_exist(topic) {
-            return Err(StoreError::Failure(format!(
-                "topic {} names a missing stage or roadmap",
-                topic.id
-            )));
+            return Err(StoreError::Failure(
+                format!("topic {} names a missing stage or roadmap", topic.id).into(),
+            ));
         }
         if let Some(creator) = new_creator {
             s.subscribers.insert(creator.id, creator);
@@ -219,14 +200,12 @@ impl TopicStore for MemoryStore {
         edit::run(found, edit, |_, after, events| {
             let topic = &after.topic;
             if s.topic_url_id_taken(team, &topic.url_id, id) {
-                return Err(Blocked::Failed(StoreError::Conflict(
-                    conflicts::TOPIC_URL_ID.into(),
-                )));
+                return Err(Blocked::Failed(StoreError::Conflict(Conflict::TopicUrlId)));
             }
             if !s.topic_refs_exist(topic) {
-                return Err(Blocked::Failed(StoreError::Failure(format!(
-                    "topic {id} names a missing stage or roadmap"
-                ))));
+                return Err(Blocked::Failed(StoreError::Failure(
+                    format!("topic {id} names a missing stage or roadmap").into(),
+                )));
             }
             if let Some(row) = s.topic_row_mut(team, id) {
                 row.topic = Topic {
@@ -300,21 +279,19 @@ impl TopicStore for MemoryStore {
         team: TeamId,
         vote: &TopicVote,
         events: &[NewEvent],
-    ) -> StoreResult<Option<TopicVoteOutcome>> {
+    ) -> StoreResult<TopicVoteOutcome> {
         let mut s = self.state();
         let Some(row) = s.topic_row_mut(team, vote.topic_id) else {
-            return Ok(None);
+            return Ok(TopicVoteOutcome::NotFound);
         };
-        if row.votes.iter().any(|v| v.creator_id == vote.creator_id) {
-            return Ok(Some(TopicVoteOutcome::AlreadyVoted));
-        }
-        row.votes.push(vote.clone());
-        let vote_count = row.vote_count();
+        let Some(vote_count) = row.votes.cast(vote) else {
+            return Ok(TopicVoteOutcome::AlreadyVoted);
+        };
         s.append(events);
-        Ok(Some(TopicVoteOutcome::Cast {
+        Ok(TopicVoteOutcome::Cast {
             vote: vote.clone(),
             vote_count,
-        }))
+        })
     }
 
     async fn retract_topic_vote(
@@ -324,10 +301,8 @@ impl TopicStore for MemoryStore {
         subscriber: SubscriberId,
     ) -> StoreResult<Option<i64>> {
         let mut s = self.state();
-        Ok(s.topic_row_mut(team, topic).map(|row| {
-            row.votes.retain(|v| v.creator_id != subscriber);
-            row.vote_count()
-        }))
+        Ok(s.topic_row_mut(team, topic)
+            .map(|row| row.votes.retract(subscriber)))
     }
 
     async fn topic_vote_state(
@@ -339,7 +314,7 @@ impl TopicStore for MemoryStore {
         let s = self.state();
         Ok(s.topic_row(team, topic).map(|row| TopicVoteState {
             count: row.vote_count(),
-            voted: subscriber.is_some_and(|id| row.votes.iter().any(|v| v.creator_id == id)),
+            voted: subscriber.is_some_and(|id| row.votes.of(id).is_some()),
         }))
     }
 
@@ -363,7 +338,7 @@ impl TopicStore for MemoryStore {
             }
         }
         row.comments.push(comment.clone());
-        row.follow(comment.creator_id, comment.created_at);
+        row.follows.follow(comment.creator_id, comment.created_at);
         s.append(events);
         Ok(true)
     }
@@ -526,11 +501,7 @@ impl TopicStore for MemoryStore {
         let Some(row) = s.topic_row_mut(team, topic) else {
             return Ok(false);
         };
-        if follow {
-            row.follow(subscriber, at);
-        } else {
-            row.follows.retain(|f| f.subscriber != subscriber);
-        }
+        row.follows.set(subscriber, follow, at);
         Ok(true)
     }
 
@@ -540,18 +511,15 @@ impl TopicStore for MemoryStore {
         topic: TopicId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let s = self.state();
-        let Some(row) = s.topic_row(team, topic) else {
-            return Ok(Vec::new());
-        };
-        let mut follows: Vec<&Follow> = row.follows.iter().collect();
-        follows.sort_by(|a, b| a.since.cmp(&b.since).then(a.subscriber.cmp(&b.subscriber)));
-        Ok(follows.into_iter().map(|f| f.subscriber).collect())
+        Ok(s.topic_row(team, topic)
+            .map(|row| row.follows.by_time())
+            .unwrap_or_default())
     }
 }
 
 impl TopicRow {
     /// The topic's followers, in follow order (for notifications).
     pub(crate) fn follower_ids(&self) -> Vec<SubscriberId> {
-        self.follows.iter().map(|f| f.subscriber).collect()
+        self.follows.ids()
     }
 }

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use sounding_domain::{
     ids::{DeliveryId, EventId, TeamId, WebhookId},
     page::Paged,
-    ports::{conflicts, StoreError, StoreResult, WebhookStore},
+    ports::{Cause, Conflict, StoreError, StoreResult, WebhookStore},
     retention::{delivery_is_prunable, event_is_prunable, Pruned},
     timestamp::Timestamp,
     webhook::{
@@ -79,13 +79,12 @@ impl State {
     }
 
     fn event_body(&self, id: EventId) -> StoreResult<String> {
-        let event = self
-            .outbox
-            .iter()
-            .find(|e| e.id == id)
-            .ok_or_else(|| StoreError::Failure(format!("delivery of missing event {id}")))?;
+        let event =
+            self.outbox.iter().find(|e| e.id == id).ok_or_else(|| {
+                StoreError::Failure(format!("delivery of missing event {id}").into())
+            })?;
         serde_json::to_string(&event.payload)
-            .map_err(|e| StoreError::Failure(format!("event payload: {e}")))
+            .map_err(|e| StoreError::Failure(Cause::context("event payload", e)))
     }
 }
 
@@ -345,7 +344,7 @@ impl WebhookStore for MemoryStore {
         };
         // An attempt under way is not doubled; an expired lease is taken over.
         if row.lease_live(now) {
-            return Err(StoreError::Conflict(conflicts::DELIVERY_IN_FLIGHT.into()));
+            return Err(StoreError::Conflict(Conflict::DeliveryInFlight));
         }
         row.delivery.status = DeliveryStatus::Pending;
         row.delivery.attempts = 0;

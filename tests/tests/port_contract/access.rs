@@ -10,7 +10,7 @@ use sounding_domain::{
     ids::{ApiKeyId, SubscriberId, UserId},
     meta,
     page::PageRequest,
-    ports::{conflicts, Store, StoreError},
+    ports::{Conflict, Store, StoreError},
     team_admin::{SubscriberPatch, SubscriberQuery, DELETED_SUBSCRIBER_NAME},
 };
 
@@ -28,7 +28,7 @@ fn user(team: &sounding_domain::team::Team, email: &str, role: Role) -> TeamUser
 }
 
 fn last_owner() -> StoreError {
-    StoreError::Conflict(conflicts::LAST_OWNER.into())
+    StoreError::Conflict(Conflict::LastOwner)
 }
 
 pub async fn users_are_added_once_and_the_last_owner_stays(store: Arc<dyn Store>) {
@@ -40,7 +40,7 @@ pub async fn users_are_added_once_and_the_last_owner_stays(store: Arc<dyn Store>
         store
             .insert_user(&user(&f.team, "admin@x.io", Role::Member))
             .await,
-        Err(StoreError::Conflict(conflicts::USER_EMAIL.into()))
+        Err(StoreError::Conflict(Conflict::UserEmail))
     );
     assert_eq!(store.users(f.team.id).await.unwrap().len(), 2);
     assert_eq!(

@@ -14,7 +14,7 @@ use sounding_domain::{
     feedback_comment::Direction,
     ids::{DocumentId, SubscriberId, TeamId},
     page::PageRequest,
-    ports::{conflicts, Store},
+    ports::{Conflict, Store},
     timestamp::Timestamp,
 };
 
@@ -123,7 +123,7 @@ pub async fn documents_round_trip_and_url_ids_are_unique_per_team(store: Arc<dyn
     let clash = document(team, "Clash", "aaaaaaaaaa", t0(), None);
     assert_eq!(
         store.insert_document(&clash).await,
-        Err(conflict(conflicts::DOCUMENT_URL_ID))
+        Err(conflict(Conflict::DocumentUrlId))
     );
     assert_eq!(store.document(team, clash.id, None).await.unwrap(), None);
     let elsewhere = stored(

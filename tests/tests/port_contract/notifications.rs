@@ -130,7 +130,7 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
     let ev = event(team, EventKind::NewFeedback, at, 4).notifying(notice.clone());
     assert_eq!(
         store.insert_feedback(&clash, &[], &[ev]).await,
-        Err(conflict(sounding_domain::ports::conflicts::FEEDBACK_URL_ID))
+        Err(conflict(sounding_domain::ports::Conflict::FeedbackUrlId))
     );
     assert_eq!(count(store, team, ann.id).await, 2);
     assert_eq!(count(store, team, bob.id).await, 2);

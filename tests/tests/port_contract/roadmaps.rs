@@ -8,7 +8,7 @@ use std::{collections::BTreeSet, sync::Arc};
 use sounding_domain::{
     feedback_comment::Direction,
     ids::{RoadmapId, StageId, TopicId},
-    ports::{conflicts, Store},
+    ports::{Conflict, Store},
     roadmap::Roadmap,
     stage::{Stage, StageView},
     topic::{Topic, TopicSort},
@@ -519,7 +519,7 @@ pub async fn stage_delete_is_refused_while_it_holds_topics_unless_forced(store: 
     stored_topic(&*store, draft.clone()).await;
     assert_eq!(
         store.delete_stage(team, busy.id, false).await,
-        Err(conflict(conflicts::STAGE_NOT_EMPTY))
+        Err(conflict(Conflict::StageNotEmpty))
     );
     assert_eq!(
         orders(&*store, &product).await,
@@ -553,7 +553,7 @@ pub async fn stage_delete_is_refused_while_it_holds_topics_unless_forced(store: 
     }
     assert_eq!(
         store.delete_stage(team, busy.id, false).await,
-        Err(conflict(conflicts::STAGE_NOT_EMPTY))
+        Err(conflict(Conflict::StageNotEmpty))
     );
     assert!(
         !store.delete_stage(other, busy.id, true).await.unwrap(),
@@ -663,7 +663,7 @@ pub async fn roadmap_delete_is_refused_while_it_holds_topics_unless_forced(store
     let survivor = stored_topic(&*store, topic(&elsewhere, creator.id, "keep000001", t0())).await;
     assert_eq!(
         store.delete_roadmap(team, doomed.id, false).await,
-        Err(conflict(conflicts::ROADMAP_NOT_EMPTY)),
+        Err(conflict(Conflict::RoadmapNotEmpty)),
         "a topic awaiting moderation holds the roadmap"
     );
     assert_eq!(

@@ -18,7 +18,7 @@ use sounding_domain::{
     feedback_vote::{VoteAccess, VoteOutcome, VoteState},
     ids::{BoardId, FeedbackCommentId, FeedbackId, SubscriberId, TeamId},
     page::{PageRequest, Paged},
-    ports::{conflicts, Store, StoreError},
+    ports::{Conflict, Store, StoreError},
     subscriber::{Identify, Subscriber, SubscriberRef, SubscriberSource},
     team::TeamPatch,
     timestamp::Timestamp,
@@ -30,8 +30,8 @@ use crate::fixtures::{
     stored_feedback, stored_team, subscriber, t0, team_fixture, vote,
 };
 
-pub fn conflict(rule: &str) -> StoreError {
-    StoreError::Conflict(rule.to_owned())
+pub fn conflict(rule: Conflict) -> StoreError {
+    StoreError::Conflict(rule)
 }
 
 fn view(board: &sounding_domain::board::Board) -> BoardView {
@@ -117,7 +117,7 @@ pub async fn a_taken_subdomain_is_a_conflict_and_writes_nothing(store: Arc<dyn S
         store
             .create_team(&copycat.team, &copycat.owner, &copycat.key)
             .await,
-        Err(conflict(conflicts::TEAM_SUBDOMAIN))
+        Err(conflict(Conflict::TeamSubdomain))
     );
     assert_eq!(store.team(copycat.team.id).await.unwrap(), None);
     assert_eq!(store.users(copycat.team.id).await.unwrap(), vec![]);
@@ -422,7 +422,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     let duplicate = board(team, "ideas", 2, t0());
     assert_eq!(
         store.insert_board(&duplicate).await,
-        Err(conflict(conflicts::BOARD_SLUG))
+        Err(conflict(Conflict::BoardSlug))
     );
     assert_eq!(store.board(team, duplicate.id).await.unwrap(), None);
     store
@@ -449,7 +449,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     clash.name = "Clash".into();
     assert_eq!(
         store.save_board(&clash).await,
-        Err(conflict(conflicts::BOARD_SLUG))
+        Err(conflict(Conflict::BoardSlug))
     );
     assert_eq!(
         store.board(team, bugs.id).await.unwrap(),
@@ -881,13 +881,13 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     let outsider = subscriber(&*store, team, "outsider@example.com").await;
     for hidden in [&item, &bare] {
         let refused = vote(hidden, outsider.id, created.plus_seconds(9));
-        assert_eq!(
+        assert!(matches!(
             store
                 .cast_vote(team, &refused, VoteAccess::Public, &[])
                 .await
                 .unwrap(),
-            None
-        );
+            VoteOutcome::NotPublic(_)
+        ));
     }
     let after = read(&*store, &item).await;
     assert_eq!(
@@ -905,10 +905,10 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
             .cast_vote(team, &welcome, VoteAccess::Public, &[])
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: welcome.clone(),
             total_votes: 1
-        })
+        }
     );
 }
 
@@ -931,7 +931,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
         store
             .insert_feedback(&copy, &[], std::slice::from_ref(&e2))
             .await,
-        Err(conflict(conflicts::FEEDBACK_URL_ID))
+        Err(conflict(Conflict::FeedbackUrlId))
     );
     assert_eq!(store.feedback(team, copy.id).await.unwrap(), None);
     assert_eq!(
@@ -1174,7 +1174,7 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
             )
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     let late = comment(&item, follower.id, "late", false, t0().plus_seconds(90));
     assert!(!store.insert_comment(&late, &[]).await.unwrap());
@@ -1244,10 +1244,10 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
             .cast_vote(team, &again, VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: again.clone(),
             total_votes: 1
-        })
+        }
     );
 }
 
@@ -1276,10 +1276,10 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
             .cast_vote(team, &v1, VoteAccess::Checked, std::slice::from_ref(&e1))
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: v1.clone(),
             total_votes: 1
-        })
+        }
     );
     let v2 = vote(&item, s2.id, at("2026-03-05T00:00:00.002Z"));
     let e2 = event(team, EventKind::NewFeedbackVote, v2.created_at, 2);
@@ -1288,10 +1288,10 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
             .cast_vote(team, &v2, VoteAccess::Checked, std::slice::from_ref(&e2))
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: v2.clone(),
             total_votes: 2
-        })
+        }
     );
 
     // A second vote of s1 is refused and writes nothing.
@@ -1302,7 +1302,7 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
             .cast_vote(team, &repeat, VoteAccess::Checked, &[e_repeat])
             .await
             .unwrap(),
-        Some(VoteOutcome::AlreadyVoted)
+        VoteOutcome::AlreadyVoted
     );
     assert_eq!(
         store.vote_state(team, item.id, Some(s1.id)).await.unwrap(),
@@ -1351,7 +1351,7 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
             )
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert_eq!(store.vote_state(other, item.id, None).await.unwrap(), None);
     let missing = feedback(team, None, creator.id, "missing001", t0());
@@ -1366,7 +1366,7 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
             )
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert_eq!(
         store
@@ -1402,10 +1402,10 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
             .cast_vote(team, &on_second, VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: on_second,
             total_votes: 1
-        })
+        }
     );
     assert_eq!(read(&*store, &item).await.vote_count, 2);
 }
@@ -1441,7 +1441,7 @@ pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
     let mut totals = Vec::new();
     for task in tasks {
         match task.await.unwrap() {
-            Some(VoteOutcome::Cast { total_votes, .. }) => totals.push(total_votes),
+            VoteOutcome::Cast { total_votes, .. } => totals.push(total_votes),
             outcome => panic!("every voter's first vote is cast, got {outcome:?}"),
         }
     }
@@ -1507,9 +1507,9 @@ pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
     let (mut cast, mut refused) = (0, 0);
     for task in tasks {
         match task.await.unwrap() {
-            Some(VoteOutcome::Cast { .. }) => cast += 1,
-            Some(VoteOutcome::AlreadyVoted) => refused += 1,
-            None => panic!("the item exists"),
+            VoteOutcome::Cast { .. } => cast += 1,
+            VoteOutcome::AlreadyVoted => refused += 1,
+            VoteOutcome::NotFound | VoteOutcome::NotPublic(_) => panic!("the item exists"),
         }
     }
     assert_eq!((cast, refused), (10, 40), "one vote per voter");
@@ -1591,10 +1591,10 @@ pub async fn retracting_is_idempotent(store: Arc<dyn Store>) {
             .cast_vote(team, &again, VoteAccess::Checked, &[])
             .await
             .unwrap(),
-        Some(VoteOutcome::Cast {
+        VoteOutcome::Cast {
             vote: again.clone(),
             total_votes: 2
-        })
+        }
     );
     assert_eq!(
         store.retract_vote(team, item.id, s2.id).await.unwrap(),
@@ -2369,7 +2369,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
 
     assert_eq!(
         store.delete_board(team, ideas.id).await,
-        Err(conflict(conflicts::BOARD_NOT_EMPTY))
+        Err(conflict(Conflict::BoardNotEmpty))
     );
     assert_eq!(
         store
@@ -2404,7 +2404,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     );
     assert_eq!(
         store.delete_board(team, ideas.id).await,
-        Err(conflict(conflicts::BOARD_NOT_EMPTY))
+        Err(conflict(Conflict::BoardNotEmpty))
     );
 
     // Moved off the board, the board may go.
@@ -2468,7 +2468,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
             )
             .await
             .unwrap(),
-        Some(VoteOutcome::AlreadyVoted)
+        VoteOutcome::AlreadyVoted
     );
     let clash = feedback(team, None, creator.id, "evts000001", at_n(5));
     assert!(store
@@ -2491,7 +2491,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
             )
             .await
             .unwrap(),
-        None
+        VoteOutcome::NotFound
     );
     assert!(!store
         .insert_comment(

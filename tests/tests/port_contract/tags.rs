@@ -11,7 +11,7 @@ use sounding_domain::{
     feedback_merge::{FeedbackCounts, FeedbackMerge, MergeOutcome, MERGED_INTO_KEY},
     feedback_vote::VoteAccess,
     ids::{TagId, TeamId},
-    ports::{conflicts, Store},
+    ports::{Conflict, Store},
     tag::{NewTag, Tag, TagRef},
 };
 
@@ -53,11 +53,11 @@ pub async fn tag_names_are_unique_per_team_ignoring_case(store: Arc<dyn Store>) 
     let alpha = stored_tag(&*store, team, "Ärger", 3).await;
     assert_eq!(
         store.insert_tag(&new_tag(team, "bUG", 4)).await,
-        Err(conflict(conflicts::TAG_NAME))
+        Err(conflict(Conflict::TagName))
     );
     assert_eq!(
         store.insert_tag(&new_tag(team, "äRGER", 4)).await,
-        Err(conflict(conflicts::TAG_NAME)),
+        Err(conflict(Conflict::TagName)),
         "case folds beyond ASCII"
     );
     let theirs = stored_tag(&*store, other, "bug", 5).await;
@@ -72,7 +72,7 @@ pub async fn tag_names_are_unique_per_team_ignoring_case(store: Arc<dyn Store>) 
     renamed.name = "BUG".into();
     assert_eq!(
         store.save_tag(&renamed).await,
-        Err(conflict(conflicts::TAG_NAME))
+        Err(conflict(Conflict::TagName))
     );
     assert_eq!(store.tag(team, idea.id).await.unwrap(), Some(idea.clone()));
     let mut own_case = bug.clone();

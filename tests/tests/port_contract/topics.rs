@@ -1,4 +1,4 @@
-//! Topics: round trips with their stage and anonymous creators, url-id conflicts, updates that
+//! Topics: round trips with their stage and anonymous creators, url-id Conflict, updates that
 //! keep counts and visits, deletes that take everything along, lists, visits, votes, threaded
 //! comments, follows, and the events the writes append.
 
@@ -11,7 +11,7 @@ use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     ids::{SubscriberId, TeamId, TopicCommentId, TopicId},
     page::{PageRequest, Paged},
-    ports::{conflicts, Store},
+    ports::{Conflict, Store},
     stage::Stage,
     subscriber::{Subscriber, SubscriberRef},
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView, VISIT_WINDOW_SECONDS},
@@ -274,7 +274,7 @@ pub async fn a_taken_topic_url_id_is_a_conflict_and_writes_nothing(store: Arc<dy
         store
             .insert_topic(&copy, Some(anon.clone()), std::slice::from_ref(&e2))
             .await,
-        Err(conflict(conflicts::TOPIC_URL_ID))
+        Err(conflict(Conflict::TopicUrlId))
     );
     assert_eq!(store.topic(team, copy.id).await.unwrap(), None);
     assert_eq!(
@@ -538,7 +538,7 @@ pub async fn topic_delete_removes_comments_votes_follows_and_visits(store: Arc<d
             .cast_topic_vote(team, &topic_vote(&item, follower.id, t0()), &[])
             .await
             .unwrap(),
-        None
+        TopicVoteOutcome::NotFound
     );
     let (root, reply) = &comments[0];
     assert_eq!(store.topic_comment(team, root.id).await.unwrap(), None);
@@ -633,10 +633,10 @@ pub async fn topic_delete_removes_comments_votes_follows_and_visits(store: Arc<d
     let again = topic_vote(&item, voter.id, t0().plus_seconds(120));
     assert_eq!(
         store.cast_topic_vote(team, &again, &[]).await.unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: again.clone(),
             vote_count: 1
-        })
+        }
     );
 }
 
@@ -991,10 +991,10 @@ pub async fn topic_votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store
             .cast_topic_vote(team, &v1, std::slice::from_ref(&e1))
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: v1.clone(),
             vote_count: 1
-        })
+        }
     );
     let v2 = topic_vote(&item, s2.id, at("2026-03-05T00:00:00.002Z"));
     let e2 = event(team, EventKind::TopicVotesCreate, v2.created_at, 2);
@@ -1003,10 +1003,10 @@ pub async fn topic_votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store
             .cast_topic_vote(team, &v2, std::slice::from_ref(&e2))
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: v2.clone(),
             vote_count: 2
-        })
+        }
     );
 
     // A second vote of s1 is refused and writes nothing.
@@ -1017,7 +1017,7 @@ pub async fn topic_votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store
             .cast_topic_vote(team, &repeat, &[e_repeat])
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::AlreadyVoted)
+        TopicVoteOutcome::AlreadyVoted
     );
     assert_eq!(
         store
@@ -1058,7 +1058,7 @@ pub async fn topic_votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store
             .cast_topic_vote(other, &topic_vote(&item, s3.id, t0()), &[e_foreign])
             .await
             .unwrap(),
-        None
+        TopicVoteOutcome::NotFound
     );
     assert_eq!(
         store.topic_vote_state(other, item.id, None).await.unwrap(),
@@ -1071,7 +1071,7 @@ pub async fn topic_votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store
             .cast_topic_vote(team, &topic_vote(&missing, s3.id, t0()), &[e_missing])
             .await
             .unwrap(),
-        None
+        TopicVoteOutcome::NotFound
     );
     assert_eq!(
         store
@@ -1101,10 +1101,10 @@ pub async fn topic_votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store
     let on_second = topic_vote(&second, s1.id, t0());
     assert_eq!(
         store.cast_topic_vote(team, &on_second, &[]).await.unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: on_second,
             vote_count: 1
-        })
+        }
     );
     assert_eq!(read(&*store, &item).await.vote_count, 2);
     assert_eq!(read(&*store, &second).await.vote_count, 1);
@@ -1134,7 +1134,7 @@ pub async fn concurrent_topic_votes_are_all_counted(store: Arc<dyn Store>) {
     let mut totals = Vec::new();
     for task in tasks {
         match task.await.unwrap() {
-            Some(TopicVoteOutcome::Cast { vote_count, .. }) => totals.push(vote_count),
+            TopicVoteOutcome::Cast { vote_count, .. } => totals.push(vote_count),
             outcome => panic!("every voter's first vote is cast, got {outcome:?}"),
         }
     }
@@ -1163,7 +1163,7 @@ pub async fn concurrent_topic_votes_are_all_counted(store: Arc<dyn Store>) {
         })
         .collect();
     for task in tasks {
-        assert_eq!(task.await.unwrap(), Some(TopicVoteOutcome::AlreadyVoted));
+        assert_eq!(task.await.unwrap(), TopicVoteOutcome::AlreadyVoted);
     }
     assert_eq!(read(&*store, &item).await.vote_count, 30);
     assert_eq!(store.events(team).await.unwrap().len(), 30);
@@ -1221,10 +1221,10 @@ pub async fn retracting_a_topic_vote_is_idempotent(store: Arc<dyn Store>) {
     let again = topic_vote(&item, s1.id, t0().plus_seconds(5));
     assert_eq!(
         store.cast_topic_vote(team, &again, &[]).await.unwrap(),
-        Some(TopicVoteOutcome::Cast {
+        TopicVoteOutcome::Cast {
             vote: again.clone(),
             vote_count: 2
-        })
+        }
     );
     assert_eq!(retract(s2.id, team, item.id).await, Some(1));
     assert_eq!(retract(s1.id, team, item.id).await, Some(0));
@@ -1737,7 +1737,7 @@ pub async fn topic_events_are_appended_with_the_writes(store: Arc<dyn Store>) {
             .cast_topic_vote(team, &topic_vote(&item, voter.id, at_n(4)), &refused(100))
             .await
             .unwrap(),
-        Some(TopicVoteOutcome::AlreadyVoted)
+        TopicVoteOutcome::AlreadyVoted
     );
     let clash = topic(&planned, creator.id, "evts000001", at_n(5));
     assert!(store
@@ -1755,7 +1755,7 @@ pub async fn topic_events_are_appended_with_the_writes(store: Arc<dyn Store>) {
             .cast_topic_vote(team, &topic_vote(&ghost, voter.id, at_n(7)), &refused(104))
             .await
             .unwrap(),
-        None
+        TopicVoteOutcome::NotFound
     );
     assert!(!store
         .insert_topic_comment(

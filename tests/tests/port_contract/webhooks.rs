@@ -16,7 +16,7 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     ids::{DeliveryId, EventId, TeamId, WebhookId},
     page::PageRequest,
-    ports::{conflicts, Store, StoreError},
+    ports::{Conflict, Store, StoreError},
     retention::Pruned,
     timestamp::Timestamp,
     webhook::{
@@ -921,13 +921,13 @@ pub async fn redelivery_resets_a_delivery_of_the_team(store: Arc<dyn Store>) {
     let in_flight = read(&*store, team, held.id).await;
     assert_eq!(
         store.redeliver(team, held.id, t3).await,
-        Err(StoreError::Conflict(conflicts::DELIVERY_IN_FLIGHT.into()))
+        Err(StoreError::Conflict(Conflict::DeliveryInFlight))
     );
     assert_eq!(
         store
             .redeliver(team, held.id, due.plus_seconds(LEASE - 1))
             .await,
-        Err(StoreError::Conflict(conflicts::DELIVERY_IN_FLIGHT.into()))
+        Err(StoreError::Conflict(Conflict::DeliveryInFlight))
     );
     assert_eq!(read(&*store, team, held.id).await, in_flight);
     assert!(!ids(&lease(&*store, "w2", t3).await).contains(&held.id));

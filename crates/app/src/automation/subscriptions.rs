@@ -5,7 +5,7 @@ use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     event::EventKind,
     page::{PageRequest, Paged},
-    ports::{conflicts, Clock, HostResolver, StoreError, WebhookStore},
+    ports::{Clock, Conflict, HostResolver, StoreError, WebhookStore},
     webhook::{
         check_target_url, is_public, new_secret, Delivery, DeliveryQuery, DeliveryStatus,
         TargetPolicy, WebhookSubscription,
@@ -176,7 +176,7 @@ pub async fn redeliver(
     match webhooks.redeliver(caller.team_id, id, clock.now()).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(AppError::not_found(Entity::Delivery)),
-        Err(StoreError::Conflict(rule)) if rule == conflicts::DELIVERY_IN_FLIGHT => {
+        Err(StoreError::Conflict(Conflict::DeliveryInFlight)) => {
             Err(AppError::Domain(DomainError::Conflict(
                 "The delivery is being attempted right now; redeliver it once that attempt ends"
                     .into(),

@@ -4,7 +4,7 @@
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     board::{slug_candidate, BoardView, NewBoard},
-    ports::{conflicts, BoardStore, Clock, StoreError},
+    ports::{BoardStore, Clock, Conflict, StoreError},
 };
 
 use super::{slug_taken, BoardInput};
@@ -41,9 +41,7 @@ pub async fn create_board(
                 board,
                 feedback_count: 0,
             }),
-            Err(StoreError::Conflict(rule)) if rule == conflicts::BOARD_SLUG => {
-                Err(slug_taken(&slug))
-            }
+            Err(StoreError::Conflict(Conflict::BoardSlug)) => Err(slug_taken(&slug)),
             Err(e) => Err(e.into()),
         };
     }
@@ -63,7 +61,7 @@ pub async fn create_board(
                 })
             }
             // Taken between the check and the insert: try the next candidate.
-            Err(StoreError::Conflict(rule)) if rule == conflicts::BOARD_SLUG => continue,
+            Err(StoreError::Conflict(Conflict::BoardSlug)) => continue,
             Err(e) => return Err(e.into()),
         }
     }

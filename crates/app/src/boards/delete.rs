@@ -3,7 +3,7 @@
 
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
-    ports::{conflicts, BoardStore, StoreError},
+    ports::{BoardStore, Conflict, StoreError},
     BoardId, DomainError, Entity,
 };
 
@@ -19,11 +19,9 @@ pub async fn delete_board(
     match boards.delete_board(caller.team_id, id).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(AppError::not_found(Entity::Board)),
-        Err(StoreError::Conflict(rule)) if rule == conflicts::BOARD_NOT_EMPTY => {
-            Err(AppError::Domain(DomainError::Conflict(
-                "Board still holds feedback; move or delete it first".into(),
-            )))
-        }
+        Err(StoreError::Conflict(Conflict::BoardNotEmpty)) => Err(AppError::Domain(
+            DomainError::Conflict("Board still holds feedback; move or delete it first".into()),
+        )),
         Err(e) => Err(e.into()),
     }
 }

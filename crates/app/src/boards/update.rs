@@ -3,7 +3,7 @@
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     board::{BoardPatch, BoardView},
-    ports::{conflicts, BoardStore, Clock, StoreError},
+    ports::{BoardStore, Clock, Conflict, StoreError},
     BoardId, Entity,
 };
 
@@ -41,7 +41,7 @@ pub async fn update_board(
     match edited {
         Ok(edited) => Ok(edited.into_result(Entity::Board)?),
         // Only a new slug can clash.
-        Err(StoreError::Conflict(rule)) if rule == conflicts::BOARD_SLUG => {
+        Err(StoreError::Conflict(Conflict::BoardSlug)) => {
             Err(slug_taken(slug.as_deref().unwrap_or_default()))
         }
         Err(e) => Err(e.into()),

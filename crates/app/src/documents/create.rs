@@ -1,18 +1,14 @@
 //! `documents.create`: a draft, or a published document when `publish` is true, with a fresh
 //! `urlId` (another is drawn when the team already has the one drawn).
 
-use rand::thread_rng;
+use crate::url_id::insert_with_fresh_url_id;
 use sounding_domain::{
     access::{KeyHolder, Need},
     document::{DocumentDraft, DocumentView},
-    ports::{conflicts, Clock, DocumentStore, StoreError},
-    slug,
+    ports::{Clock, Conflict, DocumentStore},
 };
 
 use crate::error::AppResult;
-
-/// A new `urlId` is drawn this many times before giving up.
-const URL_ID_ATTEMPTS: u32 = 5;
 
 #[derive(Debug, Clone, Default)]
 pub struct NewDocumentInput {
@@ -30,29 +26,24 @@ pub async fn create_document(
     caller.require(Need::Write)?;
     let draft = DocumentDraft::new(input.title.as_deref(), input.text.as_deref(), input.publish)?;
     let now = clock.now();
-    for _ in 0..URL_ID_ATTEMPTS {
-        let url_id = slug::new_url_id(&mut thread_rng());
+    let document = insert_with_fresh_url_id(Conflict::DocumentUrlId, |url_id| {
         let document = draft.clone().into_document(caller.team_id, url_id, now);
-        match store.insert_document(&document).await {
-            Ok(()) => {
-                return Ok(DocumentView {
-                    document,
-                    reactions: Default::default(),
-                    my_reactions: Vec::new(),
-                })
-            }
-            Err(StoreError::Conflict(rule)) if rule == conflicts::DOCUMENT_URL_ID => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(StoreError::Failure("no free urlId after several attempts".into()).into())
+        async move { store.insert_document(&document).await.map(|()| document) }
+    })
+    .await?;
+    Ok(DocumentView {
+        document,
+        reactions: Default::default(),
+        my_reactions: Vec::new(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use sounding_domain::{
-        access::Role, ports::MockDocumentStore, ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+        access::Role, ports::MockDocumentStore, ports::StoreError, ApiKeyId, DomainError, TeamId,
+        Timestamp, UserId,
     };
 
     use crate::AppError;
@@ -89,7 +80,7 @@ mod tests {
             .expect_insert_document()
             .times(1)
             .in_sequence(&mut seq)
-            .returning(|_| Err(StoreError::Conflict(conflicts::DOCUMENT_URL_ID.into())));
+            .returning(|_| Err(StoreError::Conflict(Conflict::DocumentUrlId)));
         store
             .expect_insert_document()
             .times(1)

@@ -19,16 +19,14 @@ pub use merge::{count_feedback, merge_feedback, MergeInput, Merged};
 pub use moderate::{archive_feedback, publish_feedback, restore_feedback};
 pub use update::{update_feedback, update_public_feedback, FeedbackChanges};
 
-use rand::thread_rng;
 use sounding_domain::{
     access::{Caller, KeyHolder, TeamUser},
     board::BoardView,
     event::{EventKind, NewEvent},
     feedback::{BoardRef, FeedbackReach, FeedbackView},
     ports::{
-        conflicts, AccessStore, BoardStore, FeedbackStore, StoreError, SubscriberStore, TagStore,
+        AccessStore, BoardStore, Conflict, FeedbackStore, StoreError, SubscriberStore, TagStore,
     },
-    slug,
     subscriber::{Identify, Subscriber},
     tag::{self, TagRef},
     BoardId, Entity, FeedbackId, TagId, Timestamp,
@@ -36,12 +34,9 @@ use sounding_domain::{
 
 use crate::{
     error::{AppError, AppResult},
+    url_id::insert_with_fresh_url_id,
     wire::{self, FeedbackJson},
 };
-
-/// A new `urlId` is drawn this many times before giving up (a clash among 36^10 values is
-/// already rare once).
-const URL_ID_ATTEMPTS: u32 = 5;
 
 pub(crate) fn feedback_not_found() -> AppError {
     AppError::not_found(Entity::Feedback)
@@ -89,7 +84,7 @@ pub(crate) async fn ensure_feedback_readable(
     ensure_reach(caller, reach)
 }
 
-fn ensure_reach(caller: &Caller, reach: FeedbackReach) -> AppResult<()> {
+pub(crate) fn ensure_reach(caller: &Caller, reach: FeedbackReach) -> AppResult<()> {
     if reach.is_publicly_readable() || (reach.is_for_members() && caller.is_team_member()) {
         Ok(())
     } else {
@@ -215,26 +210,27 @@ pub(crate) fn feedback_event(
 /// events are built for the item as finally inserted.
 pub(crate) async fn insert_new(
     store: &(impl FeedbackStore + ?Sized),
-    mut view: FeedbackView,
+    view: FeedbackView,
     events: impl Fn(&FeedbackView) -> Vec<NewEvent>,
 ) -> AppResult<FeedbackView> {
-    for _ in 0..URL_ID_ATTEMPTS {
-        view.feedback.url_id = slug::new_url_id(&mut thread_rng());
-        let tags: Vec<TagId> = view.tags.iter().map(|t| t.id).collect();
-        match store
-            .insert_feedback(&view.feedback, &tags, &events(&view))
-            .await
-        {
-            Ok(()) => return Ok(view),
-            Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_URL_ID => continue,
-            // A tag deleted since it was checked.
-            Err(StoreError::Conflict(rule)) if rule == conflicts::FEEDBACK_TAG => {
-                return Err(AppError::not_found(Entity::Tag))
-            }
-            Err(e) => return Err(e.into()),
+    let tags: Vec<TagId> = view.tags.iter().map(|t| t.id).collect();
+    let inserted = insert_with_fresh_url_id(Conflict::FeedbackUrlId, |url_id| {
+        let mut view = view.clone();
+        view.feedback.url_id = url_id;
+        let (tags, events) = (&tags, events(&view));
+        async move {
+            store
+                .insert_feedback(&view.feedback, tags, &events)
+                .await
+                .map(|()| view)
         }
+    })
+    .await;
+    match inserted {
+        // A tag deleted since it was checked.
+        Err(StoreError::Conflict(Conflict::FeedbackTag)) => Err(AppError::not_found(Entity::Tag)),
+        other => Ok(other?),
     }
-    Err(StoreError::Failure("no free urlId after several attempts".into()).into())
 }
 
 #[cfg(test)]

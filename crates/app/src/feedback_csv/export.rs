@@ -137,5 +137,5 @@ fn csv_failure(e: csv::Error) -> AppError {
 
 /// Writing to memory fails only on a bug: a server error, never the client's.
 fn failure(message: String) -> AppError {
-    AppError::Store(sounding_domain::ports::StoreError::Failure(message))
+    AppError::Store(sounding_domain::ports::StoreError::Failure(message.into()))
 }

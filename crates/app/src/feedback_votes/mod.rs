@@ -12,7 +12,7 @@ use sounding_domain::{
 
 use crate::{
     error::{AppError, AppResult},
-    feedback::{ensure_feedback_readable, feedback_not_found},
+    feedback::{ensure_feedback_readable, ensure_reach, feedback_not_found},
     subscribers::{existing_subscriber_for, subscriber_for, OnBehalfInput},
     wire::{self, VoteJson},
 };
@@ -130,18 +130,20 @@ async fn cast(
     let events = [event];
     let cast = match caller {
         // Most votes are on public items, which the store checks in the vote's transaction.
-        // The rest (an item gone, or one only the team's members may read) take the full check.
+        // One it says is not public (it tells who may read it) takes the caller's check, and
+        // lands only if the caller may read it.
         Caller::Subscriber(_) => {
-            let cast = store
+            match store
                 .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
-                .await?;
-            if cast.is_none() {
-                ensure_votable(store, caller, id).await?;
-                store
-                    .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
-                    .await?
-            } else {
-                cast
+                .await?
+            {
+                VoteOutcome::NotPublic(reach) => {
+                    ensure_reach(caller, reach)?;
+                    store
+                        .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+                        .await?
+                }
+                cast => cast,
             }
         }
         // The team's item was found before its subscriber was; the store checks it is
@@ -153,11 +155,11 @@ async fn cast(
         }
     };
     match cast {
-        Some(VoteOutcome::Cast { vote, total_votes }) => Ok((vote, total_votes)),
-        Some(VoteOutcome::AlreadyVoted) => Err(AppError::Domain(DomainError::Conflict(
+        VoteOutcome::Cast { vote, total_votes } => Ok((vote, total_votes)),
+        VoteOutcome::AlreadyVoted => Err(AppError::Domain(DomainError::Conflict(
             ALREADY_VOTED.into(),
         ))),
-        None => Err(feedback_not_found()),
+        VoteOutcome::NotFound | VoteOutcome::NotPublic(_) => Err(feedback_not_found()),
     }
 }
 

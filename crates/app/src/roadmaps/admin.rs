@@ -4,7 +4,7 @@ use serde_json::Value;
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     error::DomainResult,
-    ports::{conflicts, Clock, RoadmapStore, StoreError},
+    ports::{Clock, Conflict, RoadmapStore, StoreError},
     roadmap::{Roadmap, RoadmapPatch},
     stage::{stage_name, Stage, StageMetaPatch},
     DomainError, Entity, RoadmapId, StageId,
@@ -132,7 +132,7 @@ pub async fn delete_roadmap(
     match store.delete_roadmap(caller.team_id, id, force).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(AppError::not_found(Entity::Roadmap)),
-        Err(StoreError::Conflict(rule)) if rule == conflicts::ROADMAP_NOT_EMPTY => {
+        Err(StoreError::Conflict(Conflict::RoadmapNotEmpty)) => {
             Err(AppError::Domain(DomainError::Conflict(
                 "Roadmap still holds topics; delete them first or pass force: true".into(),
             )))

@@ -7,7 +7,7 @@ use sounding_domain::{
     access::{AdminArea, Caller, KeyHolder, Need},
     feedback_comment::Direction,
     page::{PageRequest, Paged},
-    ports::{conflicts, Clock, RoadmapStore, StoreError, TopicStore},
+    ports::{Clock, Conflict, RoadmapStore, StoreError, TopicStore},
     stage::{parse_order, stage_name, Stage, StageMetaPatch, StageView},
     topic::{TopicQuery, TopicSort, TopicView},
     DomainError, Entity, StageId,
@@ -120,7 +120,7 @@ pub async fn delete_stage(
     match store.delete_stage(caller.team_id, id, force).await {
         Ok(true) => Ok(id),
         Ok(false) => Err(stage_not_found()),
-        Err(StoreError::Conflict(rule)) if rule == conflicts::STAGE_NOT_EMPTY => {
+        Err(StoreError::Conflict(Conflict::StageNotEmpty)) => {
             Err(AppError::Domain(DomainError::Conflict(
                 "Stage still holds topics; move them, or pass force: true to delete them too"
                     .into(),

@@ -43,10 +43,7 @@ pub async fn identify_subscriber(
         input.source.as_deref(),
     )?;
     let now = clock.now();
-    let (subscriber, created) = subscribers
-        .identify(caller.team_id, &identify, now)
-        .await
-        .map_err(super::merged_meta_too_large)?;
+    let (subscriber, created) = subscribers.identify(caller.team_id, &identify, now).await?;
     let claims = SubscriberClaims::issue(
         subscriber.id,
         subscriber.team_id,

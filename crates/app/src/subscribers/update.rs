@@ -30,7 +30,6 @@ pub async fn update_subscriber(
     let patch = SubscriberPatch::new(input.name.as_deref(), input.meta.as_ref())?;
     subscribers
         .update_subscriber(caller.team_id, id, &patch, clock.now())
-        .await
-        .map_err(super::merged_meta_too_large)?
+        .await?
         .ok_or(AppError::not_found(Entity::Subscriber))
 }

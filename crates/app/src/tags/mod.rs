@@ -3,7 +3,7 @@
 
 use sounding_domain::{
     access::{KeyHolder, Need},
-    ports::{conflicts, Clock, StoreError, TagStore},
+    ports::{Clock, Conflict, StoreError, TagStore},
     tag::{self, NewTag, Tag, TagPatch},
     Entity, TagId,
 };
@@ -24,7 +24,7 @@ fn not_found() -> AppError {
 /// A store conflict on the name as the 409 naming it.
 fn named_conflict(error: StoreError, name: &str) -> AppError {
     match error {
-        StoreError::Conflict(rule) if rule == conflicts::TAG_NAME => tag::name_taken(name).into(),
+        StoreError::Conflict(Conflict::TagName) => tag::name_taken(name).into(),
         other => other.into(),
     }
 }
@@ -128,7 +128,7 @@ mod tests {
         let mut store = MockTagStore::new();
         store
             .expect_insert_tag()
-            .returning(|_| Err(StoreError::Conflict(conflicts::TAG_NAME.into())));
+            .returning(|_| Err(StoreError::Conflict(Conflict::TagName)));
         let err = create_tag(&store, &Fixed, &holder(Role::Member, false), input("Bug"))
             .await
             .unwrap_err();

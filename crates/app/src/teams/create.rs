@@ -4,7 +4,7 @@
 use sounding_domain::{
     access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeySecret},
-    ports::{conflicts, Clock, StoreError, TeamStore},
+    ports::{Clock, Conflict, StoreError, TeamStore},
     subscriber::Email,
     team::Team,
     DomainError, UserId,
@@ -56,7 +56,7 @@ pub async fn create_team(
         now,
     );
     match teams.create_team(&team, &owner, &key).await {
-        Err(StoreError::Conflict(rule)) if rule == conflicts::TEAM_SUBDOMAIN => {
+        Err(StoreError::Conflict(Conflict::TeamSubdomain)) => {
             Err(AppError::Domain(DomainError::Conflict(format!(
                 "A team with subdomain {} already exists",
                 team.subdomain

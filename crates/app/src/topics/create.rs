@@ -9,11 +9,7 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     event::EventKind,
     names,
-    ports::{
-        conflicts, AccessStore, Clock, RoadmapStore, StoreError, SubscriberStore, TeamStore,
-        TopicStore,
-    },
-    slug,
+    ports::{AccessStore, Clock, Conflict, RoadmapStore, SubscriberStore, TeamStore, TopicStore},
     stage::Stage,
     subscriber::{Identify, Subscriber, SubscriberSource},
     topic::{topic_title, StageRef, Topic, TopicDraft, TopicView},
@@ -25,10 +21,9 @@ use crate::{
     error::{AppError, AppResult},
     feedback::team_author,
     roadmaps::team_roadmap,
+    url_id::insert_with_fresh_url_id,
     Literal,
 };
-
-const URL_ID_ATTEMPTS: u32 = 5;
 
 /// `public/topics.create` as a client sent it.
 #[derive(Debug, Clone, Default)]
@@ -214,23 +209,25 @@ fn new_topic(
 /// drawing another `urlId` when the team already has the one drawn.
 async fn insert(
     store: &(impl TopicStore + ?Sized),
-    mut view: TopicView,
+    view: TopicView,
     new_creator: Option<Subscriber>,
     now: Timestamp,
 ) -> AppResult<TopicView> {
-    for _ in 0..URL_ID_ATTEMPTS {
-        view.topic.url_id = slug::new_url_id(&mut thread_rng());
-        let events = [topic_event(EventKind::TopicsCreate, &view, now)];
-        match store
-            .insert_topic(&view.topic, new_creator.clone(), &events)
-            .await
-        {
-            Ok(()) => return Ok(view),
-            Err(StoreError::Conflict(rule)) if rule == conflicts::TOPIC_URL_ID => continue,
-            Err(e) => return Err(e.into()),
+    Ok(insert_with_fresh_url_id(Conflict::TopicUrlId, |url_id| {
+        let mut view = view.clone();
+        view.topic.url_id = url_id;
+        let (events, creator) = (
+            [topic_event(EventKind::TopicsCreate, &view, now)],
+            new_creator.clone(),
+        );
+        async move {
+            store
+                .insert_topic(&view.topic, creator, &events)
+                .await
+                .map(|()| view)
         }
-    }
-    Err(StoreError::Failure("no free urlId after several attempts".into()).into())
+    })
+    .await?)
 }
 
 /// Who the caller says the author is, validated before anything is written.

@@ -135,9 +135,9 @@ async fn cast(
         .cast_topic_vote(caller.team_id(), &vote, &[event])
         .await?
     {
-        Some(TopicVoteOutcome::Cast { vote, vote_count }) => Ok((vote, vote_count)),
-        Some(TopicVoteOutcome::AlreadyVoted) => Err(Literal::DuplicateVote.into()),
-        None => Err(topic_not_found()),
+        TopicVoteOutcome::Cast { vote, vote_count } => Ok((vote, vote_count)),
+        TopicVoteOutcome::AlreadyVoted => Err(Literal::DuplicateVote.into()),
+        TopicVoteOutcome::NotFound => Err(topic_not_found()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need, TeamUser},
-    ports::{conflicts, AccessStore, Clock, StoreError},
+    ports::{AccessStore, Clock, Conflict, StoreError},
     team_admin::{may_create_user, NewUser},
     DomainError,
 };
@@ -34,7 +34,7 @@ pub async fn create_user(
     let user = new.into_user(caller.team_id, clock.now());
     match access.insert_user(&user).await {
         Ok(()) => Ok(user),
-        Err(StoreError::Conflict(rule)) if rule == conflicts::USER_EMAIL => Err(AppError::Domain(
+        Err(StoreError::Conflict(Conflict::UserEmail)) => Err(AppError::Domain(
             DomainError::Conflict(format!("A user with e-mail {email} already exists")),
         )),
         Err(e) => Err(e.into()),

@@ -36,7 +36,7 @@ mod tests {
     use crate::users::update_user_role;
     use sounding_domain::{
         access::{Role, TeamUser},
-        ports::{conflicts, MockAccessStore, StoreError},
+        ports::{Conflict, MockAccessStore, StoreError},
         team_admin::LAST_OWNER_MESSAGE,
         ApiKeyId, DomainError, TeamId, Timestamp,
     };
@@ -56,7 +56,7 @@ mod tests {
         let mut access = MockAccessStore::new();
         access
             .expect_delete_user()
-            .returning(|_, _| Err(StoreError::Conflict(conflicts::LAST_OWNER.into())));
+            .returning(|_, _| Err(StoreError::Conflict(Conflict::LastOwner)));
         let err = delete_user(
             &access,
             &holder(Role::Owner),

@@ -12,7 +12,7 @@ pub use list::list_users;
 pub use update::update_user_role;
 
 use sounding_domain::{
-    ports::{conflicts, StoreError},
+    ports::{Conflict, StoreError},
     team_admin::LAST_OWNER_MESSAGE,
     DomainError,
 };
@@ -22,7 +22,7 @@ use crate::error::AppError;
 /// The store's last-owner refusal as the API's 409.
 fn last_owner(e: StoreError) -> AppError {
     match e {
-        StoreError::Conflict(rule) if rule == conflicts::LAST_OWNER => {
+        StoreError::Conflict(Conflict::LastOwner) => {
             AppError::Domain(DomainError::Conflict(LAST_OWNER_MESSAGE.to_owned()))
         }
         other => other.into(),

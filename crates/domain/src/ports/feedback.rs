@@ -66,15 +66,15 @@ pub trait FeedbackStore: Send + Sync {
     ) -> StoreResult<Paged<FeedbackView>>;
 
     /// Records the vote unless the subscriber already voted on the item (`AlreadyVoted`, and
-    /// nothing written). `None` when the item is gone, or when `access` is `Public` and the
-    /// item is not publicly readable (nothing written).
+    /// nothing written). `NotFound` when the item is gone; `NotPublic` (nothing written) when
+    /// `access` is `Public` and the item is not publicly readable.
     async fn cast_vote(
         &self,
         team: TeamId,
         vote: &FeedbackVote,
         access: VoteAccess,
         events: &[NewEvent],
-    ) -> StoreResult<Option<VoteOutcome>>;
+    ) -> StoreResult<VoteOutcome>;
     /// Removes the subscriber's vote if there is one; the count after. `None` when the item
     /// is gone.
     async fn retract_vote(

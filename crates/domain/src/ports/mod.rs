@@ -41,53 +41,148 @@ pub use topic::*;
 pub use webhook::*;
 
 /// What a storage adapter reports. Constraint violations the use case can act on are
-/// `Conflict`; everything else is the adapter's business and surfaces as a server error.
+/// `Conflict`; everything else is the adapter's business and surfaces as a server error, with
+/// the adapter's own error kept as its source.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
-    /// A uniqueness rule was broken; the string names the rule (e.g. `board_slug`).
+    /// A rule the store enforces was broken; the variant names the rule.
     #[error("conflict on {0}")]
-    Conflict(String),
+    Conflict(Conflict),
     /// The database could not be reached (pool exhausted, connection refused).
     #[error("storage unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(#[source] Cause),
     /// The database, or the disk it is on, is full: writes fail until space is freed
     /// (SQLite `SQLITE_FULL`, PostgreSQL `53100 disk_full`).
     #[error("storage full: {0}")]
-    Full(String),
+    Full(#[source] Cause),
     #[error("storage failure: {0}")]
-    Failure(String),
+    Failure(#[source] Cause),
+    /// A domain rule refused the change, checked by the store on the row as stored inside its
+    /// transaction (the 16 KiB limit of a subscriber's merged meta, `Subscriber::apply_patch`
+    /// and `Subscriber::merge_identify`): the domain's own error, for the use case to report.
+    #[error(transparent)]
+    Refused(DomainError),
 }
+
+use crate::DomainError;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Names of the uniqueness rules reported in `StoreError::Conflict`.
-pub mod conflicts {
-    pub const TEAM_SUBDOMAIN: &str = "team_subdomain";
-    pub const BOARD_SLUG: &str = "board_slug";
-    pub const USER_EMAIL: &str = "user_email";
+/// The rules reported in `StoreError::Conflict`. Shown (in logs) by their old wire names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum Conflict {
+    #[error("team_subdomain")]
+    TeamSubdomain,
+    #[error("board_slug")]
+    BoardSlug,
+    #[error("user_email")]
+    UserEmail,
     /// A feedback item's `urlId` is taken in the team (the use case draws another).
-    pub const FEEDBACK_URL_ID: &str = "feedback_url_id";
+    #[error("feedback_url_id")]
+    FeedbackUrlId,
     /// A tag given to a new feedback item is not the team's (deleted meanwhile).
-    pub const FEEDBACK_TAG: &str = "feedback_tag";
+    #[error("feedback_tag")]
+    FeedbackTag,
     /// A board still holds feedback and cannot be deleted.
-    pub const BOARD_NOT_EMPTY: &str = "board_not_empty";
+    #[error("board_not_empty")]
+    BoardNotEmpty,
     /// A stage still holds topics and deletion was not forced.
-    pub const STAGE_NOT_EMPTY: &str = "stage_not_empty";
+    #[error("stage_not_empty")]
+    StageNotEmpty,
     /// A roadmap still holds topics and deletion was not forced.
-    pub const ROADMAP_NOT_EMPTY: &str = "roadmap_not_empty";
+    #[error("roadmap_not_empty")]
+    RoadmapNotEmpty,
     /// A topic's `urlId` is taken in the team (the use case draws another).
-    pub const TOPIC_URL_ID: &str = "topic_url_id";
+    #[error("topic_url_id")]
+    TopicUrlId,
     /// A delivery is being attempted right now.
-    pub const DELIVERY_IN_FLIGHT: &str = "delivery_in_flight";
+    #[error("delivery_in_flight")]
+    DeliveryInFlight,
     /// A document's `urlId` is taken in the team (the use case draws another).
-    pub const DOCUMENT_URL_ID: &str = "document_url_id";
+    #[error("document_url_id")]
+    DocumentUrlId,
     /// A tag's name is taken in the team, ignoring case.
-    pub const TAG_NAME: &str = "tag_name";
-    /// The change would leave the team without an owner.
-    pub const LAST_OWNER: &str = "last_owner";
-    /// A subscriber's stored meta merged with the patch would pass 16 KiB.
-    pub const SUBSCRIBER_META_TOO_LARGE: &str = "subscriber_meta_too_large";
+    #[error("tag_name")]
+    TagName,
+    /// The change would leave the team without an owner (`team_admin::would_leave_no_owner`).
+    #[error("last_owner")]
+    LastOwner,
 }
+
+/// Why a store failed, as the adapter's own error (kept as the `source` of `StoreError`, so
+/// the whole chain reaches the logs). Built from any error, or from a message.
+#[derive(Clone)]
+pub struct Cause(std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(error))
+    }
+
+    /// `error` under a line saying what was being done (`no database connection: …`).
+    pub fn context(
+        what: &'static str,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self::new(Context {
+            what,
+            source: Box::new(error),
+        })
+    }
+}
+
+/// A message standing for a cause the adapter has only as text.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Message(String);
+
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {source}")]
+struct Context {
+    what: &'static str,
+    #[source]
+    source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl From<String> for Cause {
+    fn from(message: String) -> Self {
+        Self::new(Message(message))
+    }
+}
+
+impl From<&str> for Cause {
+    fn from(message: &str) -> Self {
+        Self::from(message.to_owned())
+    }
+}
+
+impl std::fmt::Debug for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Two causes are alike when they read alike (tests compare errors; the cause's type is the
+/// adapter's business).
+impl PartialEq for Cause {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for Cause {}
 
 /// Everything a complete storage adapter provides.
 pub trait Store:

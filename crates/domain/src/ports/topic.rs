@@ -61,13 +61,13 @@ pub trait TopicStore: Send + Sync {
     ) -> StoreResult<Option<i64>>;
 
     /// Records the vote unless the subscriber already voted (`AlreadyVoted`, nothing written).
-    /// `None` when the topic is gone.
+    /// `NotFound` when the topic is gone.
     async fn cast_topic_vote(
         &self,
         team: TeamId,
         vote: &TopicVote,
         events: &[NewEvent],
-    ) -> StoreResult<Option<TopicVoteOutcome>>;
+    ) -> StoreResult<TopicVoteOutcome>;
     /// Removes the subscriber's vote if any; the count after. `None` when the topic is gone.
     async fn retract_topic_vote(
         &self,

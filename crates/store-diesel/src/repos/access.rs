@@ -6,7 +6,8 @@ use sounding_domain::{
     access::{Role, TeamUser},
     api_key::{ApiKey, ApiKeyGrant},
     ids::{ApiKeyId, TeamId, UserId},
-    ports::{conflicts, AccessStore, StoreResult},
+    ports::{AccessStore, Conflict, StoreResult},
+    team_admin,
     timestamp::Timestamp,
 };
 use time::PrimitiveDateTime;
@@ -228,8 +229,8 @@ impl AccessStore for DieselStore {
                 let Some(mut user) = load_user(conn, &team, &id)? else {
                     return Ok(None);
                 };
-                if role != Role::Owner && owners == [id.clone()] {
-                    return Err(DbError::Conflict(conflicts::LAST_OWNER));
+                if team_admin::would_leave_no_owner(&owners, &id, Some(role)) {
+                    return Err(DbError::Conflict(Conflict::LastOwner));
                 }
                 diesel::update(team_users::table.find(&id))
                     .set(team_users::role.eq(role.as_str()))
@@ -249,8 +250,8 @@ impl AccessStore for DieselStore {
                 if load_user(conn, &team, &id)?.is_none() {
                     return Ok(false);
                 }
-                if owners == [id.clone()] {
-                    return Err(DbError::Conflict(conflicts::LAST_OWNER));
+                if team_admin::would_leave_no_owner(&owners, &id, None) {
+                    return Err(DbError::Conflict(Conflict::LastOwner));
                 }
                 // Explicit rather than left to the foreign key's cascade, so the keys go on
                 // every engine whatever its foreign-key setting.

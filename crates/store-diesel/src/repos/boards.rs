@@ -12,7 +12,7 @@ use sounding_domain::{
     board::{Board, BoardMeta, BoardView},
     edit::{Edit, Edited},
     ids::{BoardId, TeamId},
-    ports::{conflicts, BoardStore, StoreResult},
+    ports::{BoardStore, Conflict, StoreResult},
 };
 use time::PrimitiveDateTime;
 
@@ -254,7 +254,7 @@ impl BoardStore for DieselStore {
                 if after.board.slug != before.board.slug
                     && slug_taken(conn, &row.team_id, &row.slug, Some(&row.id))?
                 {
-                    return Err(DbError::Conflict(conflicts::BOARD_SLUG).into());
+                    return Err(DbError::Conflict(Conflict::BoardSlug).into());
                 }
                 diesel::update(
                     feedback_boards::table
@@ -288,7 +288,7 @@ impl BoardStore for DieselStore {
                     .optional()?
                     .is_some();
                 if holds_feedback {
-                    return Err(DbError::Conflict(conflicts::BOARD_NOT_EMPTY));
+                    return Err(DbError::Conflict(Conflict::BoardNotEmpty));
                 }
                 diesel::delete(feedback_boards::table.find(&id)).execute(conn)?;
                 Ok(true)

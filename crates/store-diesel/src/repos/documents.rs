@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use diesel::{dsl::count_star, prelude::*, sql_types::BigInt, QueryableByName};
+use diesel::{dsl::count_star, prelude::*};
 use sounding_domain::{
     document::{
         search_text, title_key, Document, DocumentPatch, DocumentQuery, DocumentSort, DocumentView,
@@ -28,7 +28,8 @@ use crate::{
     connection::{per_backend, DbConnection},
     error::DbResult,
     one_of::one_of,
-    raw_sql::{like_contains, Param, RawSql},
+    raw_sql::{like_contains, RawSql},
+    repos::paging::{counted_page, ListSql},
     schema::{document_reactions, documents},
     tx::write_tx,
     DieselStore,
@@ -82,12 +83,6 @@ impl DocumentRow {
             updated_at: from_db_time(self.updated_at),
         })
     }
-}
-
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
 }
 
 /// The rows as views: their reaction counts in one grouped query and the viewer's reactions
@@ -207,20 +202,12 @@ fn list(
     team: &str,
     query: &DocumentQuery,
 ) -> DbResult<Paged<DocumentView>> {
-    let mut count = RawSql::new();
-    count.push("SELECT COUNT(*) AS n FROM documents d");
-    selection(&mut count, team, query);
-    let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
-
-    let rows: Vec<DocumentRow> = if total > query.page.offset {
-        let postgres = matches!(conn, DbConnection::Postgresql(_));
+    let postgres = matches!(conn, DbConnection::Postgresql(_));
+    let order = |page: &mut RawSql| {
         let direction = match query.direction {
             Direction::Asc => " ASC",
             Direction::Desc => " DESC",
         };
-        let mut page = RawSql::new();
-        page.push("SELECT ").push(COLUMNS).push(" FROM documents d");
-        selection(&mut page, team, query);
         page.push(" ORDER BY ");
         match query.sort {
             // Unpublished documents count as older than any published one on both engines
@@ -235,18 +222,18 @@ fn list(
             DocumentSort::Title if postgres => page.push("d.title_key COLLATE \"C\""),
             DocumentSort::Title => page.push("d.title_key"),
         };
-        page.push(direction)
-            .push(", d.id")
-            .push(direction)
-            .push(" LIMIT ")
-            .param(Param::BigInt(query.page.limit))
-            .push(" OFFSET ")
-            .param(Param::BigInt(query.page.offset));
-        page.load(conn)?
-    } else {
-        // Past the end: the page is empty and the query need not run.
-        Vec::new()
+        page.push(direction).push(", d.id").push(direction);
     };
+    let (total, rows): (i64, Vec<DocumentRow>) = counted_page(
+        conn,
+        query.page,
+        ListSql {
+            from: "documents d",
+            columns: COLUMNS,
+            selection: |sql: &mut RawSql| selection(sql, team, query),
+            order,
+        },
+    )?;
     let viewer = query.viewer.map(|v| v.to_string());
     Ok(Paged {
         items: views(conn, team, rows, viewer.as_deref())?,

@@ -11,7 +11,7 @@ use diesel::{dsl::count_star, prelude::*};
 use sounding_domain::{
     edit::{self, Blocked, Edit, Edited},
     ids::{RoadmapId, StageId, TeamId},
-    ports::{conflicts, RoadmapStore, StoreResult},
+    ports::{Conflict, RoadmapStore, StoreResult},
     roadmap::Roadmap,
     stage::{self, place, Stage, StageMeta, StageView},
 };
@@ -25,6 +25,7 @@ use crate::{
     connection::DbConnection,
     edits::locked,
     error::{DbError, DbResult},
+    repos::lock::{lock_row, Lock},
     schema::{roadmaps, stages, topics},
     tx::write_tx,
     DieselStore,
@@ -142,36 +143,15 @@ impl StageChanges {
     }
 }
 
-/// How `lock_roadmap` holds the roadmap's row on PostgreSQL until the transaction ends.
-#[derive(Debug, Clone, Copy)]
-enum Lock {
-    /// Serializes the renumberings of the roadmap's stages. It does not conflict with the key
-    /// share a topic's foreign key check takes, so topics can be written meanwhile.
-    Stages,
-    /// Exclusive: the roadmap is about to be deleted. Waits for (and then blocks) every
-    /// transaction that references the row, so no topic or stage appears in it unseen.
-    Delete,
-}
-
 /// Whether the team has the roadmap, its row locked as asked on PostgreSQL.
 fn lock_roadmap(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<bool> {
-    // Built per arm: the locking clauses are PostgreSQL's.
-    macro_rules! roadmap {
-        () => {
-            roadmaps::table
-                .filter(roadmaps::id.eq(id))
-                .filter(roadmaps::team_id.eq(team))
-                .select(roadmaps::id)
-        };
-    }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => match lock {
-            Lock::Stages => roadmap!().for_no_key_update().get_result::<String>(inner),
-            Lock::Delete => roadmap!().for_update().get_result::<String>(inner),
-        },
-        DbConnection::Sqlite(inner) => roadmap!().get_result::<String>(inner),
-    }
-    .optional()?;
+    let roadmap = || {
+        roadmaps::table
+            .filter(roadmaps::id.eq(id))
+            .filter(roadmaps::team_id.eq(team))
+            .select(roadmaps::id)
+    };
+    let found: Option<String> = lock_row!(conn, roadmap(), lock)?;
     Ok(found.is_some())
 }
 
@@ -339,7 +319,7 @@ impl RoadmapStore for DieselStore {
                 let which = TopicsOf::Roadmap(&id);
                 if any_topic(conn, which)? {
                     if !force {
-                        return Err(DbError::Conflict(conflicts::ROADMAP_NOT_EMPTY));
+                        return Err(DbError::Conflict(Conflict::RoadmapNotEmpty));
                     }
                     purge_topics(conn, which)?;
                 }
@@ -360,7 +340,7 @@ impl RoadmapStore for DieselStore {
         let (team, roadmap) = (stage.team_id.to_string(), stage.roadmap_id.to_string());
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
+                if !lock_roadmap(conn, &team, &roadmap, Lock::Update)? {
                     return Ok(None);
                 }
                 let current = ordered_stages(conn, &roadmap)?;
@@ -460,7 +440,7 @@ impl RoadmapStore for DieselStore {
                 let Some(roadmap) = stage_roadmap(conn, &team, &id)? else {
                     return Ok(Edited::Gone);
                 };
-                if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
+                if !lock_roadmap(conn, &team, &roadmap, Lock::Update)? {
                     return Ok(Edited::Gone);
                 }
                 // Read under the roadmap's lock, which every change of its stages takes.
@@ -495,7 +475,7 @@ impl RoadmapStore for DieselStore {
                 let Some(roadmap) = stage_roadmap(conn, &team, &id)? else {
                     return Ok(false);
                 };
-                if !lock_roadmap(conn, &team, &roadmap, Lock::Stages)? {
+                if !lock_roadmap(conn, &team, &roadmap, Lock::Update)? {
                     return Ok(false);
                 }
                 // The stage's own row, exclusively on PostgreSQL: a topic being put on it
@@ -520,7 +500,7 @@ impl RoadmapStore for DieselStore {
                 let which = TopicsOf::Stage(&id);
                 if any_topic(conn, which)? {
                     if !force {
-                        return Err(DbError::Conflict(conflicts::STAGE_NOT_EMPTY));
+                        return Err(DbError::Conflict(Conflict::StageNotEmpty));
                     }
                     purge_topics(conn, which)?;
                 }

@@ -5,7 +5,6 @@
 use diesel::{dsl::count_star, prelude::*, sql_types::Text};
 use sounding_domain::{
     page::Paged,
-    ports::conflicts,
     subscriber::Subscriber,
     team_admin::{SubscriberPatch, SubscriberQuery, SubscriberSort},
     timestamp::Timestamp,
@@ -132,7 +131,7 @@ pub(crate) fn update(
     };
     subscriber
         .apply_patch(patch, now)
-        .map_err(|_| DbError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE))?;
+        .map_err(DbError::Refused)?;
     let row = SubscriberRow::from_domain(&subscriber)?;
     diesel::update(subscribers::table.find(id))
         .set(&row)

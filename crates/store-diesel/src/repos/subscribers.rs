@@ -10,7 +10,7 @@ use sounding_domain::{
     access::SubscriberSession,
     ids::{SubscriberId, TeamId},
     page::Paged,
-    ports::{conflicts, StoreResult, SubscriberStore},
+    ports::{StoreResult, SubscriberStore},
     subscriber::{Attributes, Email, Identify, Subscriber, SubscriberRef, SubscriberSource},
     team_admin::{SubscriberPatch, SubscriberQuery},
     timestamp::Timestamp,
@@ -143,7 +143,7 @@ fn identify_once(
             let mut subscriber = row.into_domain()?;
             let changed = subscriber
                 .merge_identify(input, now)
-                .map_err(|_| DbError::Conflict(conflicts::SUBSCRIBER_META_TOO_LARGE))?;
+                .map_err(DbError::Refused)?;
             if changed {
                 let row = SubscriberRow::from_domain(&subscriber)?;
                 diesel::update(subscribers::table.find(&row.id))

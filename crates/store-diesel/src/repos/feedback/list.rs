@@ -4,7 +4,10 @@
 
 use diesel::{sql_types::BigInt, QueryableByName};
 use sounding_domain::{
-    feedback::{FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackView},
+    feedback::{
+        FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackView, PublicCondition, LISTED_PUBLICLY,
+    },
+    ids::BoardId,
     page::Paged,
 };
 
@@ -125,18 +128,7 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
     }
     sql.push(" WHERE f.team_id = ").text(team);
     match query.scope {
-        FeedbackScope::Public => {
-            sql.push(" AND f.published_at IS NOT NULL AND f.archived_at IS NULL");
-            match query.board_id {
-                // Every item is on that one board: whether it is public is asked once, a
-                // constant subquery, instead of joining the board to each of its items.
-                Some(board) => sql
-                    .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
-                    .text(board.to_string())
-                    .push(" AND b.is_public = TRUE)"),
-                None => sql.push(" AND (f.board_id IS NULL OR b.is_public = TRUE)"),
-            };
-        }
+        FeedbackScope::Public => listed_publicly(sql, query.board_id),
         FeedbackScope::Team {
             include_archived: false,
         } => {
@@ -181,6 +173,26 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
         sql.push(" AND f.search_text LIKE ")
             .text(like_contains(term))
             .push(" ESCAPE '\\'");
+    }
+}
+
+/// The domain's `LISTED_PUBLICLY`, said in SQL: the one place it is (the public-count triggers
+/// in the migrations restate it, see the domain). With `board`, every item is on that one
+/// board: whether it is public is asked once, a constant subquery, instead of joining the
+/// board (`b`) to each of its items.
+fn listed_publicly(sql: &mut RawSql, board: Option<BoardId>) {
+    for condition in LISTED_PUBLICLY {
+        match condition {
+            PublicCondition::Published => sql.push(" AND f.published_at IS NOT NULL"),
+            PublicCondition::NotArchived => sql.push(" AND f.archived_at IS NULL"),
+            PublicCondition::OnPublicBoardOrNone => match board {
+                Some(board) => sql
+                    .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
+                    .text(board.to_string())
+                    .push(" AND b.is_public = TRUE)"),
+                None => sql.push(" AND (f.board_id IS NULL OR b.is_public = TRUE)"),
+            },
+        };
     }
 }
 

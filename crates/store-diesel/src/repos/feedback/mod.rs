@@ -20,14 +20,19 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::Paged,
-    ports::{conflicts, FeedbackStore, StoreResult},
+    ports::{Conflict, FeedbackStore, StoreResult},
     timestamp::Timestamp,
     DomainError, Entity,
 };
 
 use self::rows::{follow, views, CommentRow, FeedbackRow, FollowRow, VoteRow};
 use super::{
-    outbox::insert_events, parse_id, subscribers::people_by_id, tags::known_tags, to_db_time,
+    lock::{lock_row, Lock},
+    outbox::insert_events,
+    parse_id,
+    subscribers::people_by_id,
+    tags::known_tags,
+    to_db_time,
 };
 use crate::{
     connection::{per_backend, DbConnection},
@@ -39,40 +44,16 @@ use crate::{
     DieselStore,
 };
 
-/// How `lock_item` holds the item's row on PostgreSQL until the transaction ends.
-#[derive(Debug, Clone, Copy)]
-enum Lock {
-    /// Keeps the row from being deleted (what a foreign key check takes): for rows that
-    /// reference the item without changing it.
-    KeyShare,
-    /// Also serializes the writers of the row's counts.
-    Update,
-    /// Exclusive: the item is about to be deleted.
-    Delete,
-}
-
 /// The item's current vote count if it exists in the team, its row locked as asked on
 /// PostgreSQL.
 fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<Option<i64>> {
-    // Built per arm: the locking clauses are PostgreSQL's.
-    macro_rules! item {
-        () => {
-            feedback::table
-                .filter(feedback::id.eq(id))
-                .filter(feedback::team_id.eq(team))
-                .select(feedback::vote_count)
-        };
-    }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => item!().for_key_share().get_result::<i64>(inner),
-            Lock::Update => item!().for_no_key_update().get_result::<i64>(inner),
-            Lock::Delete => item!().for_update().get_result::<i64>(inner),
-        },
-        DbConnection::Sqlite(inner) => item!().get_result::<i64>(inner),
-    }
-    .optional()?;
-    Ok(found)
+    let item = || {
+        feedback::table
+            .filter(feedback::id.eq(id))
+            .filter(feedback::team_id.eq(team))
+            .select(feedback::vote_count)
+    };
+    Ok(lock_row!(conn, item(), lock)?)
 }
 
 /// Who may read the item: one statement, where its view takes four.
@@ -183,7 +164,7 @@ impl FeedbackStore for DieselStore {
             write_tx(conn, |conn| {
                 // Key-share locked on PostgreSQL, so none can be deleted before the commit.
                 if known_tags(conn, &row.team_id, &tags)? != tags.len() as i64 {
-                    return Err(DbError::Conflict(conflicts::FEEDBACK_TAG));
+                    return Err(DbError::Conflict(Conflict::FeedbackTag));
                 }
                 // A taken url id violates `feedback_team_id_url_id_key`, reported as
                 // `feedback_url_id`; the rollback leaves nothing behind.
@@ -338,7 +319,7 @@ impl FeedbackStore for DieselStore {
         vote: &FeedbackVote,
         access: VoteAccess,
         events: &[NewEvent],
-    ) -> StoreResult<Option<VoteOutcome>> {
+    ) -> StoreResult<VoteOutcome> {
         let events = events.to_vec();
         let vote = vote.clone();
         let row = VoteRow::new(&team.to_string(), &vote);
@@ -347,14 +328,17 @@ impl FeedbackStore for DieselStore {
                 // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
                 // item cannot go away before the vote is in.
                 if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
-                    return Ok(None);
+                    return Ok(VoteOutcome::NotFound);
                 }
                 // Checked here, on the locked row, rather than by a read of the caller's own.
-                if access == VoteAccess::Public
-                    && !reach(conn, &row.team_id, &row.feedback_id)?
-                        .is_some_and(|reach| reach.is_publicly_readable())
-                {
-                    return Ok(None);
+                if access == VoteAccess::Public {
+                    match reach(conn, &row.team_id, &row.feedback_id)? {
+                        None => return Ok(VoteOutcome::NotFound),
+                        Some(reach) if !reach.is_publicly_readable() => {
+                            return Ok(VoteOutcome::NotPublic(reach))
+                        }
+                        Some(_) => {}
+                    }
                 }
                 // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
                 // index and inserts nothing, without failing the transaction.
@@ -365,11 +349,11 @@ impl FeedbackStore for DieselStore {
                         .do_nothing()
                         .execute(inner))?;
                 if inserted == 0 {
-                    return Ok(Some(VoteOutcome::AlreadyVoted));
+                    return Ok(VoteOutcome::AlreadyVoted);
                 }
                 let total_votes = add_votes(conn, &row.feedback_id, 1)?;
                 insert_events(conn, &events)?;
-                Ok(Some(VoteOutcome::Cast { vote, total_votes }))
+                Ok(VoteOutcome::Cast { vote, total_votes })
             })
         })
         .await

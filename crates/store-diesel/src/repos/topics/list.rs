@@ -2,7 +2,6 @@
 //! page size. Hand-written SQL (through `RawSql`) like the feedback list, because the title
 //! order needs PostgreSQL's `COLLATE "C"` to sort exactly as SQLite does.
 
-use diesel::{sql_types::BigInt, QueryableByName};
 use sounding_domain::{
     feedback_comment::Direction,
     page::Paged,
@@ -13,7 +12,8 @@ use super::rows::{views, TopicRow};
 use crate::{
     connection::DbConnection,
     error::DbResult,
-    raw_sql::{Param, RawSql},
+    raw_sql::RawSql,
+    repos::paging::{counted_page, ListSql},
 };
 
 /// Every column of `topics`, named as `TopicRow` reads them.
@@ -21,27 +21,13 @@ const COLUMNS: &str = "t.id, t.team_id, t.roadmap_id, t.stage_id, t.url_id, t.ti
     t.title_key, t.description, t.text, t.subscriber_id, t.meta, t.visits, t.vote_count, \
     t.comment_count, t.published_at, t.created_at, t.updated_at";
 
-#[derive(QueryableByName)]
-pub(super) struct Count {
-    #[diesel(sql_type = BigInt)]
-    pub(super) n: i64,
-}
-
 pub(super) fn list(
     conn: &mut DbConnection,
     team: &str,
     query: &TopicQuery,
 ) -> DbResult<Paged<TopicView>> {
-    let mut count = RawSql::new();
-    count.push("SELECT COUNT(*) AS n FROM topics t");
-    selection(&mut count, team, query);
-    let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
-
-    let rows: Vec<TopicRow> = if total > query.page.offset {
-        let postgres = matches!(conn, DbConnection::Postgresql(_));
-        let mut page = RawSql::new();
-        page.push("SELECT ").push(COLUMNS).push(" FROM topics t");
-        selection(&mut page, team, query);
+    let postgres = matches!(conn, DbConnection::Postgresql(_));
+    let order = |page: &mut RawSql| {
         let column = match query.sort {
             TopicSort::CreatedAt => "t.created_at",
             TopicSort::UpdatedAt => "t.updated_at",
@@ -59,16 +45,18 @@ pub(super) fn list(
             .push(column)
             .push(direction)
             .push(", t.id")
-            .push(direction)
-            .push(" LIMIT ")
-            .param(Param::BigInt(query.page.limit))
-            .push(" OFFSET ")
-            .param(Param::BigInt(query.page.offset));
-        page.load(conn)?
-    } else {
-        // Past the end: the page is empty and the query need not run.
-        Vec::new()
+            .push(direction);
     };
+    let (total, rows): (i64, Vec<TopicRow>) = counted_page(
+        conn,
+        query.page,
+        ListSql {
+            from: "topics t",
+            columns: COLUMNS,
+            selection: |sql: &mut RawSql| selection(sql, team, query),
+            order,
+        },
+    )?;
 
     Ok(Paged {
         items: views(conn, team, rows)?,

@@ -29,6 +29,7 @@ use self::rows::{
     follow, topic_refs_by_id, views, CommentRow, FollowRow, TopicChanges, TopicRow, VoteRow,
 };
 use super::{
+    lock::{lock_row, Lock},
     outbox::insert_events,
     parse_id,
     subscribers::{people_by_id, SubscriberRow},
@@ -45,18 +46,6 @@ use crate::{
     DieselStore,
 };
 
-/// How `lock_topic` holds the topic's row on PostgreSQL until the transaction ends.
-#[derive(Debug, Clone, Copy)]
-enum Lock {
-    /// Keeps the row from being deleted (what a foreign key check takes): for rows that
-    /// reference the topic without changing it.
-    KeyShare,
-    /// Also serializes the writers of the row's counts and visits.
-    Update,
-    /// Exclusive: the topic is about to be deleted.
-    Delete,
-}
-
 /// The topic's current vote count and visits if it exists in the team, its row locked as asked
 /// on PostgreSQL.
 fn lock_topic(
@@ -65,25 +54,13 @@ fn lock_topic(
     id: &str,
     lock: Lock,
 ) -> DbResult<Option<(i64, i64)>> {
-    // Built per arm: the locking clauses are PostgreSQL's.
-    macro_rules! topic {
-        () => {
-            topics::table
-                .filter(topics::id.eq(id))
-                .filter(topics::team_id.eq(team))
-                .select((topics::vote_count, topics::visits))
-        };
-    }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => topic!().for_key_share().get_result::<(i64, i64)>(inner),
-            Lock::Update => topic!().for_no_key_update().get_result::<(i64, i64)>(inner),
-            Lock::Delete => topic!().for_update().get_result::<(i64, i64)>(inner),
-        },
-        DbConnection::Sqlite(inner) => topic!().get_result::<(i64, i64)>(inner),
-    }
-    .optional()?;
-    Ok(found)
+    let topic = || {
+        topics::table
+            .filter(topics::id.eq(id))
+            .filter(topics::team_id.eq(team))
+            .select((topics::vote_count, topics::visits))
+    };
+    Ok(lock_row!(conn, topic(), lock)?)
 }
 
 /// Adds `delta` to the topic's vote count; the count after.
@@ -424,7 +401,7 @@ impl TopicStore for DieselStore {
         team: TeamId,
         vote: &TopicVote,
         events: &[NewEvent],
-    ) -> StoreResult<Option<TopicVoteOutcome>> {
+    ) -> StoreResult<TopicVoteOutcome> {
         let events = events.to_vec();
         let vote = vote.clone();
         let row = VoteRow::new(&team.to_string(), &vote);
@@ -433,7 +410,7 @@ impl TopicStore for DieselStore {
                 // Locked first on PostgreSQL: concurrent votes on one topic queue here, and the
                 // topic cannot go away before the vote is in.
                 if lock_topic(conn, &row.team_id, &row.topic_id, Lock::Update)?.is_none() {
-                    return Ok(None);
+                    return Ok(TopicVoteOutcome::NotFound);
                 }
                 // A second vote of the subscriber hits the unique (topic_id, creator_id) index
                 // and inserts nothing, without failing the transaction.
@@ -443,11 +420,11 @@ impl TopicStore for DieselStore {
                     .do_nothing()
                     .execute(inner))?;
                 if inserted == 0 {
-                    return Ok(Some(TopicVoteOutcome::AlreadyVoted));
+                    return Ok(TopicVoteOutcome::AlreadyVoted);
                 }
                 let vote_count = add_votes(conn, &row.topic_id, 1)?;
                 insert_events(conn, &events)?;
-                Ok(Some(TopicVoteOutcome::Cast { vote, vote_count }))
+                Ok(TopicVoteOutcome::Cast { vote, vote_count })
             })
         })
         .await

@@ -9,18 +9,17 @@ use diesel::prelude::*;
 use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     page::Paged,
+    topic::{TopicCondition, PUBLIC_TOPIC},
     topic_comment::{CommentThread, ThreadQuery, ThreadScope, TopicCommentView},
 };
 
-use super::{
-    list::Count,
-    rows::{topic_refs_by_id, CommentRow},
-};
+use super::rows::{topic_refs_by_id, CommentRow};
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
     one_of::one_of,
-    raw_sql::{Param, RawSql},
+    raw_sql::RawSql,
+    repos::paging::{counted_page, ListSql},
     repos::subscribers::people_by_id,
     schema::topic_comments,
 };
@@ -34,17 +33,7 @@ pub(super) fn threads(
     team: &str,
     query: &ThreadQuery,
 ) -> DbResult<Paged<CommentThread>> {
-    let mut count = RawSql::new();
-    count.push("SELECT COUNT(*) AS n FROM topic_comments c");
-    selection(&mut count, team, query);
-    let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
-
-    let roots: Vec<CommentRow> = if total > query.page.offset {
-        let mut page = RawSql::new();
-        page.push("SELECT ")
-            .push(COLUMNS)
-            .push(" FROM topic_comments c");
-        selection(&mut page, team, query);
+    let order = |page: &mut RawSql| {
         let direction = match query.direction {
             Direction::Asc => " ASC",
             Direction::Desc => " DESC",
@@ -55,15 +44,18 @@ pub(super) fn threads(
         })
         .push(direction)
         .push(", c.id")
-        .push(direction)
-        .push(" LIMIT ")
-        .param(Param::BigInt(query.page.limit))
-        .push(" OFFSET ")
-        .param(Param::BigInt(query.page.offset));
-        page.load(conn)?
-    } else {
-        Vec::new()
+        .push(direction);
     };
+    let (total, roots): (i64, Vec<CommentRow>) = counted_page(
+        conn,
+        query.page,
+        ListSql {
+            from: "topic_comments c",
+            columns: COLUMNS,
+            selection: |sql: &mut RawSql| selection(sql, team, query),
+            order,
+        },
+    )?;
     if roots.is_empty() {
         return Ok(Paged {
             items: Vec::new(),
@@ -143,7 +135,12 @@ fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
         sql.push(" AND c.topic_id = ").text(topic.to_string());
     }
     if query.scope == ThreadScope::Public {
-        sql.push(" AND t.published_at IS NOT NULL AND s.is_private = FALSE");
+        for condition in PUBLIC_TOPIC {
+            sql.push(match condition {
+                TopicCondition::Published => " AND t.published_at IS NOT NULL",
+                TopicCondition::OnPublicStage => " AND s.is_private = FALSE",
+            });
+        }
     }
 }
 

@@ -27,7 +27,7 @@ use diesel::{
 };
 use sounding_domain::{
     ids::DeliveryId,
-    ports::conflicts,
+    ports::Conflict,
     timestamp::Timestamp,
     webhook::{AttemptRecord, AttemptResult, DeliveryStatus, LeasedDelivery},
 };
@@ -42,6 +42,7 @@ use crate::{
     error::{DbError, DbResult},
     one_of::distinct,
     raw_sql::{Param, RawSql},
+    repos::lock::{lock_row, Lock},
     schema::{outbox_events, webhook_deliveries, webhooks},
 };
 
@@ -66,32 +67,14 @@ const INSERT_CHUNK: usize = 500;
 /// Values per `IN (…)` list.
 const IN_CHUNK: usize = 1000;
 
-/// How `lock_webhook` holds a subscription's row on PostgreSQL until the transaction ends.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Lock {
-    /// Keeps the row from being deleted while a delivery of it is made pending.
-    KeyShare,
-    /// Exclusive: the subscription is about to be deleted.
-    Update,
-}
-
 /// Whether the subscription exists, its row locked as asked on PostgreSQL.
 pub(super) fn lock_webhook(conn: &mut DbConnection, id: &str, lock: Lock) -> DbResult<bool> {
-    macro_rules! webhook {
-        () => {
-            webhooks::table
-                .filter(webhooks::id.eq(id))
-                .select(webhooks::id)
-        };
-    }
-    let found = match conn {
-        DbConnection::Postgresql(inner) => match lock {
-            Lock::KeyShare => webhook!().for_key_share().get_result::<String>(inner),
-            Lock::Update => webhook!().for_update().get_result::<String>(inner),
-        },
-        DbConnection::Sqlite(inner) => webhook!().get_result::<String>(inner),
-    }
-    .optional()?;
+    let webhook = || {
+        webhooks::table
+            .filter(webhooks::id.eq(id))
+            .select(webhooks::id)
+    };
+    let found: Option<String> = lock_row!(conn, webhook(), lock)?;
     Ok(found.is_some())
 }
 
@@ -423,7 +406,7 @@ pub(super) fn record(
             .get_result::<String>(conn)
             .optional()?;
         if let Some(webhook) = webhook {
-            lock_webhook(conn, &webhook, Lock::Update)?;
+            lock_webhook(conn, &webhook, Lock::Delete)?;
         }
     }
 
@@ -538,7 +521,7 @@ pub(super) fn redeliver(
         return Ok(false);
     };
     if owner.is_some() && until.is_some_and(|until| until > now) {
-        return Err(DbError::Conflict(conflicts::DELIVERY_IN_FLIGHT));
+        return Err(DbError::Conflict(Conflict::DeliveryInFlight));
     }
     diesel::update(webhook_deliveries::table.find(id))
         .set((

@@ -2,7 +2,6 @@
 //! count and one page. Hand-written SQL (through `RawSql`) like the other lists, because the
 //! filters are optional.
 
-use diesel::{sql_types::BigInt, QueryableByName};
 use sounding_domain::{
     page::Paged,
     webhook::{Delivery, DeliveryQuery},
@@ -12,41 +11,29 @@ use super::rows::{DeliveryRow, DELIVERY_COLUMNS};
 use crate::{
     connection::DbConnection,
     error::DbResult,
-    raw_sql::{Param, RawSql},
+    raw_sql::RawSql,
+    repos::paging::{counted_page, ListSql},
 };
-
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
-}
 
 pub(super) fn list(
     conn: &mut DbConnection,
     team: &str,
     query: &DeliveryQuery,
 ) -> DbResult<Paged<Delivery>> {
-    let mut count = RawSql::new();
-    count.push("SELECT COUNT(*) AS n FROM webhook_deliveries d");
-    selection(&mut count, team, query);
-    let total = count.load::<Count>(conn)?.first().map_or(0, |c| c.n);
-
-    let rows: Vec<DeliveryRow> = if total > query.page.offset {
-        let mut page = RawSql::new();
-        page.push("SELECT ")
-            .push(DELIVERY_COLUMNS)
-            .push(" FROM webhook_deliveries d");
-        selection(&mut page, team, query);
-        // Through `webhook_deliveries_team_id_created_at_idx`; `id` last so pages never overlap.
-        page.push(" ORDER BY d.created_at DESC, d.id DESC LIMIT ")
-            .param(Param::BigInt(query.page.limit))
-            .push(" OFFSET ")
-            .param(Param::BigInt(query.page.offset));
-        page.load(conn)?
-    } else {
-        // Past the end: the page is empty and the query need not run.
-        Vec::new()
-    };
+    let (total, rows): (i64, Vec<DeliveryRow>) = counted_page(
+        conn,
+        query.page,
+        ListSql {
+            from: "webhook_deliveries d",
+            columns: DELIVERY_COLUMNS,
+            selection: |sql: &mut RawSql| selection(sql, team, query),
+            // Through `webhook_deliveries_team_id_created_at_idx`; `id` last so pages never
+            // overlap.
+            order: |sql: &mut RawSql| {
+                sql.push(" ORDER BY d.created_at DESC, d.id DESC");
+            },
+        },
+    )?;
 
     Ok(Paged {
         items: rows

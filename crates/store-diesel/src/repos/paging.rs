@@ -1,0 +1,65 @@
+//! The shape every hand-written list shares: one count of what the selection picks, then —
+//! unless the page starts past the end — one page of rows in the list's order.
+
+use diesel::{sql_types::BigInt, QueryableByName};
+use sounding_domain::page::PageRequest;
+
+use crate::{
+    connection::DbConnection,
+    error::DbResult,
+    raw_sql::{Param, RawSql},
+};
+
+/// A `COUNT(*) AS n` row.
+#[derive(QueryableByName)]
+pub(crate) struct Count {
+    #[diesel(sql_type = BigInt)]
+    pub(crate) n: i64,
+}
+
+/// Reads the single `n` of a count query (0 for none).
+pub(crate) fn count(sql: &RawSql, conn: &mut DbConnection) -> DbResult<i64> {
+    Ok(sql.load::<Count>(conn)?.first().map_or(0, |c| c.n))
+}
+
+/// What a list is made of: `SELECT columns FROM from`, then `selection` (joins and `WHERE`,
+/// said once for the count and the page), then `order` (the page's `ORDER BY`).
+pub(crate) struct ListSql<'a, S, O> {
+    pub(crate) from: &'a str,
+    pub(crate) columns: &'a str,
+    pub(crate) selection: S,
+    pub(crate) order: O,
+}
+
+/// The total the selection picks, and the rows of `page`: two statements, or one when the
+/// page starts past the end (it is empty and need not run).
+pub(crate) fn counted_page<R, S, O>(
+    conn: &mut DbConnection,
+    page: PageRequest,
+    list: ListSql<'_, S, O>,
+) -> DbResult<(i64, Vec<R>)>
+where
+    R: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
+    S: Fn(&mut RawSql),
+    O: FnOnce(&mut RawSql),
+{
+    let mut counting = RawSql::new();
+    counting.push("SELECT COUNT(*) AS n FROM ").push(list.from);
+    (list.selection)(&mut counting);
+    let total = count(&counting, conn)?;
+    if total <= page.offset {
+        return Ok((total, Vec::new()));
+    }
+    let mut rows = RawSql::new();
+    rows.push("SELECT ")
+        .push(list.columns)
+        .push(" FROM ")
+        .push(list.from);
+    (list.selection)(&mut rows);
+    (list.order)(&mut rows);
+    rows.push(" LIMIT ")
+        .param(Param::BigInt(page.limit))
+        .push(" OFFSET ")
+        .param(Param::BigInt(page.offset));
+    Ok((total, rows.load(conn)?))
+}
