@@ -1,8 +1,8 @@
 //! The guard on hand-kept SQL: `src/schema.rs` (written by hand) against the tables the
 //! migrations really make, on SQLite and on PostgreSQL (column names, nullability and type
 //! family), and the two migration folders against each other (the same migrations, each with
-//! `up.sql` and `down.sql`). The row structs of the hand-written lists are guarded where they
-//! are declared (`raw_sql::row!`).
+//! `up.sql` and `down.sql`). The hand-written lists' `COLUMNS` are checked against their row
+//! structs beside them (`raw_sql::assert_columns_read_the_row`).
 
 mod support;
 
