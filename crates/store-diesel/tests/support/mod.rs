@@ -101,6 +101,7 @@ pub async fn postgres() -> Option<Env> {
 
 /// A `sqlite` and a `postgres` test for each check (`async fn check(env: Env)` beside the
 /// macro's call), through the `sqlite()` and `postgres()` in scope there.
+#[allow(unused_macros)]
 macro_rules! on_every_engine {
     ($($check:ident),* $(,)?) => {
         mod sqlite {
@@ -125,6 +126,7 @@ macro_rules! on_every_engine {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use on_every_engine;
 
 // ---------------------------------------------------------------------------------------------
