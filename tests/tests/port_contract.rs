@@ -1,35 +1,48 @@
-//! The port-contract suite: one story of storage behaviour (`port_contract/story.rs` for teams,
-//! boards and feedback, `roadmaps.rs` for roadmaps and stages, `topics.rs` for topics,
-//! `webhooks.rs` for webhook subscriptions and deliveries, `notifications.rs` for notifications,
-//! `documents.rs` for documents and their reactions, `tags.rs` for tags, merges and counts,
-//! `access.rs` for team administration, `session.rs` for the authenticated subscriber,
-//! `edits.rs` for atomic edits of stored rows, `moderation.rs` for the team's edits and removals
-//! of comments) run against every adapter — the in-memory store, diesel on SQLite and diesel on
-//! PostgreSQL — so all three keep the same promises. PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
+//! The port-contract suite: the storage story, one file per resource under `port_contract/`
+//! (`teams`, `subscribers`, `boards`, `feedback`, `votes`, `comments` with follows, `outbox`
+//! with settings, `roadmaps` with stages, `topics`, `webhooks`, `notifications`, `documents`,
+//! `tags` with merges and counts, `access` for team administration, `edits` for atomic edits,
+//! `moderation` for comment edits and removals, `session` for the authenticated subscriber; `fixtures` builds their values), run against
+//! every adapter — the in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three
+//! keep the same promises. This is the storage test suite: `crates/store-diesel/tests` keeps
+//! only what is diesel's own (statement counts, the writer, connections, migrations).
+//! PostgreSQL runs when `SOUNDING_TEST_POSTGRES_URL` names a server (and must under
 //! `CI=true`); otherwise it is skipped loudly.
 
 #[path = "port_contract/access.rs"]
 mod access;
+#[path = "port_contract/boards.rs"]
+mod boards;
+#[path = "port_contract/comments.rs"]
+mod comments;
 #[path = "port_contract/documents.rs"]
 mod documents;
 #[path = "port_contract/edits.rs"]
 mod edits;
+#[path = "port_contract/feedback.rs"]
+mod feedback;
 #[path = "port_contract/fixtures.rs"]
 mod fixtures;
 #[path = "port_contract/moderation.rs"]
 mod moderation;
 #[path = "port_contract/notifications.rs"]
 mod notifications;
+#[path = "port_contract/outbox.rs"]
+mod outbox;
 #[path = "port_contract/roadmaps.rs"]
 mod roadmaps;
 #[path = "port_contract/session.rs"]
 mod session;
-#[path = "port_contract/story.rs"]
-mod story;
+#[path = "port_contract/subscribers.rs"]
+mod subscribers;
 #[path = "port_contract/tags.rs"]
 mod tags;
+#[path = "port_contract/teams.rs"]
+mod teams;
 #[path = "port_contract/topics.rs"]
 mod topics;
+#[path = "port_contract/votes.rs"]
+mod votes;
 #[path = "port_contract/webhooks.rs"]
 mod webhooks;
 
@@ -117,34 +130,46 @@ macro_rules! port_contract {
 }
 
 port_contract!(
-    story: [
+    teams: [
         a_team_is_created_with_its_owner_and_key,
         a_taken_subdomain_is_a_conflict_and_writes_nothing,
         team_settings_are_updated_in_place,
         api_keys_are_found_by_hash_until_deleted,
+        timestamps_and_meta_round_trip_exactly,
+    ],
+    subscribers: [
         identify_creates_then_merges,
         concurrent_identify_of_one_email_creates_one_subscriber,
         revoking_tokens_bumps_the_version_within_the_team,
+    ],
+    boards: [
         boards_are_ordered_and_filtered,
         board_slugs_are_unique_per_team,
         boards_are_deleted_only_by_their_team,
+        board_feedback_count_and_delete_refusal,
+    ],
+    outbox: [
         the_outbox_keeps_each_team_s_events_in_append_order,
+        events_are_appended_with_the_writes,
         settings_keep_the_first_value_even_under_concurrency,
-        timestamps_and_meta_round_trip_exactly,
+    ],
+    feedback: [
         feedback_round_trips_with_board_creator_and_counts,
         a_taken_url_id_is_a_conflict_and_writes_nothing,
         updates_replace_fields_and_append_events_only_when_found,
         delete_removes_comments_votes_and_follows,
+        lists_filter_by_scope_status_board_and_search,
+        lists_sort_newest_top_and_trending,
+    ],
+    votes: [
         votes_are_one_per_subscriber_and_counted,
         concurrent_votes_are_all_counted,
         concurrent_repeated_votes_count_once,
         retracting_is_idempotent,
+    ],
+    comments: [
         comments_are_paged_sorted_and_private_ones_filtered,
         following_is_idempotent_and_creators_and_commenters_follow,
-        lists_filter_by_scope_status_board_and_search,
-        lists_sort_newest_top_and_trending,
-        board_feedback_count_and_delete_refusal,
-        events_are_appended_with_the_writes,
     ],
     edits: [
         concurrent_feedback_edits_keep_every_change,

@@ -31,7 +31,6 @@ pub use error::ConnectError;
 use connection::{Access, DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
 use read_cache::{Memo, ReadCache, Weight};
-use tx::WriteGate;
 use writer::Writer;
 
 /// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
@@ -43,8 +42,6 @@ pub struct DieselStore {
     /// connections may all be held by writers queueing for the write lock.
     readers: Option<DbPool>,
     engine: Engine,
-    /// Where this database's SQLite writers queue (see `tx::WriteGate`).
-    write_gate: WriteGate,
     /// SQLite only: the thread every write of this database runs on, in groups (`writer`).
     writer: Option<Writer>,
     /// What the pool connects to, for `with_own_pool`.
@@ -106,14 +103,13 @@ impl DieselStore {
             }
             _ => None,
         };
-        let write_gate = WriteGate::default();
         let writer = match engine {
-            Engine::Sqlite => Some(Writer::start(pool.clone(), write_gate.clone()).map_err(
-                |e| ConnectError::Open {
+            Engine::Sqlite => {
+                Some(Writer::start(pool.clone()).map_err(|e| ConnectError::Open {
                     engine,
                     reason: format!("could not start the writer thread: {e}"),
-                },
-            )?),
+                })?)
+            }
             Engine::Postgres => None,
         };
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
@@ -121,7 +117,6 @@ impl DieselStore {
             pool,
             readers,
             engine,
-            write_gate,
             writer,
             target,
             events_committed: None,
@@ -131,7 +126,7 @@ impl DieselStore {
     }
 
     /// The same database through a pool of its own (at most `max_connections`), sharing this
-    /// store's SQLite write gate. For a background task that must not queue for a connection
+    /// store's SQLite writer thread. For a background task that must not queue for a connection
     /// behind the HTTP requests: the webhook worker, whose pass takes several connections one
     /// after another (on PostgreSQL under S7's load that wait held deliveries seconds behind
     /// their events).
@@ -144,7 +139,6 @@ impl DieselStore {
             pool: connection::build_pool(self.target.clone(), &options, Access::ReadWrite)?,
             readers: self.readers.clone(),
             engine: self.engine,
-            write_gate: self.write_gate.clone(),
             writer: self.writer.clone(),
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
@@ -212,14 +206,12 @@ impl DieselStore {
             return writer.write(self.events_committed.clone(), f).await;
         }
         let pool = self.pool.clone();
-        let gate = self.write_gate.clone();
         let events_committed = self.events_committed.clone();
         let span = tracing::Span::current();
         tokio::task::spawn_blocking(move || {
             span.in_scope(|| {
                 let mut conn = pool.get().map_err(DbError::Pool)?;
-                let (result, wrote_events) =
-                    repos::outbox::noting_events(|| tx::with_write_gate(&gate, || f(&mut conn)));
+                let (result, wrote_events) = repos::outbox::noting_events(|| f(&mut conn));
                 // Write transactions commit inside `f`. One that wrote events and then rolled
                 // back only costs the worker a pass that finds nothing.
                 if let (true, Some(callback)) = (wrote_events, &events_committed) {
@@ -377,17 +369,6 @@ mod tests {
             .await
             .expect("writes fit again");
         store.ping().await.unwrap();
-    }
-
-    #[test]
-    fn a_store_with_its_own_pool_shares_the_write_gate_and_no_other_store_does() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = |name: &str| format!("sqlite://{}", dir.path().join(name).display());
-        let store = DieselStore::connect(&url("one.db")).unwrap();
-        let worker = store.with_own_pool(2).unwrap();
-        let other = DieselStore::connect(&url("two.db")).unwrap();
-        assert!(worker.write_gate.same_as(&store.write_gate));
-        assert!(!other.write_gate.same_as(&store.write_gate));
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -172,6 +172,34 @@ pub(crate) fn like_contains(term: &str) -> String {
     pattern
 }
 
+/// Checks a hand-kept column list (`"f.id, f.team_id, …"`, as the lists' `COLUMNS`) against
+/// the row struct it is read into by name: `selected` is `table.select(Row::as_select())`, whose
+/// columns are the struct's fields in order, as `#[derive(Selectable)]` lists them from the same
+/// fields `QueryableByName` reads. Panics, naming both lists, unless they are the same.
+#[cfg(test)]
+pub(crate) fn assert_columns_read_the_row<Q>(columns: &str, selected: Q)
+where
+    Q: QueryFragment<diesel::sqlite::Sqlite>,
+{
+    let sql = diesel::debug_query::<diesel::sqlite::Sqlite, _>(&selected).to_string();
+    let list = sql
+        .strip_prefix("SELECT ")
+        .and_then(|rest| rest.split(" FROM ").next())
+        .unwrap_or_else(|| panic!("not a SELECT: {sql}"));
+    let fields: Vec<&str> = list
+        .split(", ")
+        .map(|column| column.rsplit('.').next().unwrap().trim_matches('`'))
+        .collect();
+    let listed: Vec<&str> = columns
+        .split(',')
+        .map(|column| column.trim().rsplit('.').next().unwrap())
+        .collect();
+    assert_eq!(
+        listed, fields,
+        "the hand-kept column list differs from the row struct's fields"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use diesel::{Connection, SqliteConnection};
@@ -234,6 +262,27 @@ mod tests {
             ))
         ));
         assert_eq!(prepared.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    /// The guard on the lists' `COLUMNS` fails when a column is left out, added or renamed.
+    #[test]
+    fn a_column_list_that_differs_from_its_row_is_refused() {
+        use diesel::{QueryDsl, SelectableHelper};
+
+        #[derive(diesel::Queryable, diesel::Selectable)]
+        #[diesel(table_name = crate::schema::settings)]
+        #[allow(dead_code)]
+        struct Row {
+            name: String,
+            value: String,
+        }
+        let selected = || crate::schema::settings::table.select(Row::as_select());
+        assert_columns_read_the_row("s.name, s.value", selected());
+        for wrong in ["s.name", "s.name, s.value, s.other", "s.name, s.values"] {
+            let refused =
+                std::panic::catch_unwind(|| assert_columns_read_the_row(wrong, selected()));
+            assert!(refused.is_err(), "{wrong:?} was taken");
+        }
     }
 
     #[test]

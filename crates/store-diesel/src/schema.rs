@@ -1,5 +1,6 @@
 //! The tables as diesel sees them; written by hand to match `migrations/{sqlite,postgres}`
-//! (the port-contract suite reads and writes every column on both engines, so a drift fails it).
+//! (`tests/schema.rs` compares it with what the migrations make on both engines: every table,
+//! column, nullability and type family).
 
 diesel::table! {
     teams (id) {

@@ -1,52 +1,9 @@
 //! Transactions: `write_tx` for every write and `read` for every read, so each port method
 //! commits whole or not at all and sees one consistent state.
 
-use std::{
-    cell::RefCell,
-    sync::{Arc, Mutex, PoisonError},
-};
-
 use diesel::connection::{AnsiTransactionManager, TransactionManager};
 
 use crate::{connection::DbConnection, error::DbResult};
-
-/// Writers of one SQLite database queue here before SQLite's write lock. SQLite's busy
-/// handler only polls with growing sleeps, so under many concurrent writers one could lose the
-/// race for longer than `busy_timeout` and fail with "database is locked" (a 503 for a valid
-/// request, seen by `cargo xtask bench`); a mutex waits without a deadline and wakes the next
-/// writer as soon as the lock is free. `busy_timeout` still covers other processes (the CLI).
-/// One gate per pool (`DieselStore`), so stores of different files (tests run many in one
-/// process) do not queue behind each other.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct WriteGate(Arc<Mutex<()>>);
-
-impl WriteGate {
-    /// Whether both are the one gate of one database.
-    #[cfg(test)]
-    pub(crate) fn same_as(&self, other: &WriteGate) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-thread_local! {
-    /// The gate of the store whose operation runs on this thread, set by `with_write_gate`
-    /// around each operation (`DieselStore::run`), so the many `write_tx` call sites need not
-    /// carry it.
-    static CURRENT_GATE: RefCell<Option<WriteGate>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with `gate` as the one `write_tx` queues on (SQLite only; restored afterwards,
-/// even if `f` panics).
-pub(crate) fn with_write_gate<T>(gate: &WriteGate, f: impl FnOnce() -> T) -> T {
-    struct Restore(Option<WriteGate>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CURRENT_GATE.with(|current| *current.borrow_mut() = self.0.take());
-        }
-    }
-    let _restore = Restore(CURRENT_GATE.with(|current| current.replace(Some(gate.clone()))));
-    f()
-}
 
 /// A write. On SQLite `BEGIN IMMEDIATE` takes the write lock up front, so two writers queue
 /// instead of one failing when it upgrades a read lock; on PostgreSQL a plain `BEGIN` (READ
@@ -56,14 +13,6 @@ pub(crate) fn write_tx<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
-    // Only the outermost transaction queues: the enclosing one holds the gate already.
-    let gate = (matches!(conn, DbConnection::Sqlite(_)) && depth(conn) == Ok(None))
-        .then(|| CURRENT_GATE.with(|current| current.borrow().clone()))
-        .flatten();
-    // A writer that panicked left no transaction open (its connection is dropped).
-    let _queued = gate
-        .as_ref()
-        .map(|gate| gate.0.lock().unwrap_or_else(PoisonError::into_inner));
     in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", f)
 }
 
@@ -195,107 +144,12 @@ mod tests {
         assert_eq!(read(&mut conn, |c| Ok(count(c))).unwrap(), 1);
     }
 
-    #[test]
-    fn concurrent_sqlite_writers_queue_instead_of_failing_with_database_is_locked() {
-        // No busy_timeout on these connections: without the in-process queue, every writer
-        // that finds the lock taken fails at once with "database is locked".
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("writers.db");
-        let path = path.to_str().unwrap();
-        let mut setup = DbConnection::Sqlite(SqliteConnection::establish(path).unwrap());
-        diesel::sql_query("CREATE TABLE t (v BIGINT NOT NULL)")
-            .execute(&mut setup)
-            .unwrap();
-        const WRITERS: i64 = 8;
-        const WRITES_EACH: i64 = 25;
-        let gate = WriteGate::default();
-        std::thread::scope(|scope| {
-            for writer in 0..WRITERS {
-                let gate = gate.clone();
-                scope.spawn(move || {
-                    let mut conn = DbConnection::Sqlite(SqliteConnection::establish(path).unwrap());
-                    for i in 0..WRITES_EACH {
-                        with_write_gate(&gate, || {
-                            write_tx(&mut conn, |c| {
-                                diesel::sql_query(format!(
-                                    "INSERT INTO t VALUES ({})",
-                                    writer * 1000 + i
-                                ))
-                                .execute(c)?;
-                                Ok(())
-                            })
-                        })
-                        .unwrap_or_else(|e| panic!("writer {writer} write {i} failed: {e:?}"));
-                    }
-                });
-            }
-        });
-        assert_eq!(count(&mut setup), WRITERS * WRITES_EACH);
-    }
-
-    #[test]
-    fn writers_of_different_databases_do_not_queue_behind_each_other() {
-        let dir = tempfile::tempdir().unwrap();
-        let open = |name: &str| {
-            let path = dir.path().join(name);
-            let mut conn =
-                DbConnection::Sqlite(SqliteConnection::establish(path.to_str().unwrap()).unwrap());
-            diesel::sql_query("CREATE TABLE t (v BIGINT NOT NULL)")
-                .execute(&mut conn)
-                .unwrap();
-            conn
-        };
-        let (mut first, mut second) = (open("first.db"), open("second.db"));
-        let (first_gate, second_gate) = (WriteGate::default(), WriteGate::default());
-        let (entered, wait_for_entry) = std::sync::mpsc::channel();
-        let (release, wait_for_release) = std::sync::mpsc::channel::<()>();
-        let (done, wait_for_done) = std::sync::mpsc::channel();
-        std::thread::scope(|scope| {
-            // Holds the first database's gate until told to let go.
-            let (first, first_gate) = (&mut first, &first_gate);
-            scope.spawn(move || {
-                with_write_gate(first_gate, || {
-                    write_tx(first, |_| {
-                        entered.send(()).unwrap();
-                        wait_for_release.recv().unwrap();
-                        Ok(())
-                    })
-                })
-                .unwrap();
-            });
-            wait_for_entry.recv().unwrap();
-            let (second, second_gate) = (&mut second, &second_gate);
-            scope.spawn(move || {
-                let written = with_write_gate(second_gate, || {
-                    write_tx(second, |c| {
-                        diesel::sql_query("INSERT INTO t VALUES (1)").execute(c)?;
-                        Ok(())
-                    })
-                });
-                done.send(written.is_ok()).unwrap();
-            });
-            // With one gate for the process, this write would wait for the release below.
-            let second_written = wait_for_done.recv_timeout(std::time::Duration::from_secs(30));
-            release.send(()).unwrap();
-            assert_eq!(
-                second_written,
-                Ok(true),
-                "the second database's writer was held"
-            );
-        });
-        assert_eq!(count(&mut second), 1);
-    }
-
-    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server (skipped otherwise, as the engine
-    /// tests are): only the worker's transactions give up waiting for the WAL flush, and only
+    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server (skipped otherwise, and failed under
+    /// `CI=true`, as the engine tests are): only the worker's transactions give up waiting for the WAL flush, and only
     /// for themselves.
     #[test]
     fn only_worker_transactions_commit_asynchronously_on_postgres() {
-        let Some(url) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
-            .ok()
-            .filter(|url| !url.is_empty())
-        else {
-            eprintln!("SKIPPED: SOUNDING_TEST_POSTGRES_URL is not set");
+        let Some(url) = sounding_tests::pg::require_postgres() else {
             return;
         };
         let mut conn = DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());

@@ -33,8 +33,7 @@ use crate::{
     error::{DbError, DbResult},
     failed,
     repos::outbox,
-    tx::{self, WriteGate},
-    EventsCommitted,
+    tx, EventsCommitted,
 };
 
 /// Most writes in one group: bounds how long the first of them waits for its reply.
@@ -63,14 +62,15 @@ type Answer = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 
 impl Writer {
     /// Starts the writer thread of one database. It takes a connection from `pool` for each
-    /// group (so it keeps none from a small pool while idle) and queues at `gate` like every
-    /// other writer of the file in this process.
-    pub(crate) fn start(pool: DbPool, gate: WriteGate) -> std::io::Result<Writer> {
+    /// group (so it keeps none from a small pool while idle). It is the only writer of the
+    /// file in this process (`DieselStore::with_own_pool` shares it), so its `BEGIN IMMEDIATE`
+    /// never waits for another writer of ours; `busy_timeout` covers other processes.
+    pub(crate) fn start(pool: DbPool) -> std::io::Result<Writer> {
         let (jobs, queue) = mpsc::channel();
         let checkpointer = Checkpointer::start(pool.clone())?;
         thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || serve(&pool, &gate, &checkpointer, &queue))?;
+            .spawn(move || serve(&pool, &checkpointer, &queue))?;
         Ok(Writer { jobs })
     }
 
@@ -119,12 +119,7 @@ impl Writer {
 }
 
 /// The writer thread: a group per wake-up, until every `Writer` is dropped.
-fn serve(
-    pool: &DbPool,
-    gate: &WriteGate,
-    checkpointer: &Checkpointer,
-    queue: &mpsc::Receiver<Job>,
-) {
+fn serve(pool: &DbPool, checkpointer: &Checkpointer, queue: &mpsc::Receiver<Job>) {
     while let Ok(first) = queue.recv() {
         let mut conn = match pool.get() {
             Ok(conn) => conn,
@@ -136,7 +131,7 @@ fn serve(
                 continue;
             }
         };
-        match tx::with_write_gate(gate, || run_group(&mut conn, first, queue)) {
+        match run_group(&mut conn, first, queue) {
             Group::Committed(ran) => {
                 checkpointer.ask();
                 let mut answers = Vec::with_capacity(ran.len());
@@ -376,5 +371,81 @@ mod tests {
         assert_eq!(values(&path), Vec::<i64>::new());
         assert_eq!(insert(&store, 11).await, Ok(()));
         assert_eq!(values(&path), [11]);
+    }
+
+    /// The writer thread is what once needed an in-process write gate: every write of a
+    /// database (its store's and those of a store `with_own_pool` made from it) runs on one
+    /// thread, so two of ours never race for SQLite's write lock, and another database's
+    /// writes run on a thread of their own.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_write_of_a_database_runs_on_its_one_writer_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = store(&dir).await;
+        let worker = store.with_own_pool(2).unwrap();
+        let other =
+            DieselStore::connect(&format!("sqlite://{}/o.db", dir.path().display())).unwrap();
+        async fn thread_of(store: &DieselStore) -> std::thread::ThreadId {
+            store
+                .run(|_| Ok::<_, DbError>(std::thread::current().id()))
+                .await
+                .unwrap()
+        }
+        let writer = thread_of(&store).await;
+        assert_ne!(writer, std::thread::current().id());
+        assert_eq!(thread_of(&store).await, writer);
+        assert_eq!(
+            thread_of(&worker).await,
+            writer,
+            "its own pool, the same writer"
+        );
+        assert_ne!(
+            thread_of(&other).await,
+            writer,
+            "another database, another writer"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn concurrent_writes_queue_instead_of_failing_with_database_is_locked() {
+        const WRITERS: i64 = 8;
+        const WRITES_EACH: i64 = 25;
+        let dir = tempfile::tempdir().unwrap();
+        let (store, path) = store(&dir).await;
+        let worker = store.with_own_pool(2).unwrap();
+        let mut writers = tokio::task::JoinSet::new();
+        for writer in 0..WRITERS {
+            let store = if writer % 2 == 0 {
+                store.clone()
+            } else {
+                worker.clone()
+            };
+            writers.spawn(async move {
+                for i in 0..WRITES_EACH {
+                    insert(&store, writer * 1000 + i)
+                        .await
+                        .unwrap_or_else(|e| panic!("writer {writer} write {i} failed: {e}"));
+                }
+            });
+        }
+        writers.join_all().await;
+        assert_eq!(
+            values(&path).len(),
+            usize::try_from(WRITERS * WRITES_EACH).unwrap()
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn writes_of_different_databases_do_not_queue_behind_each_other() {
+        let (first_dir, second_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (first, _) = store(&first_dir).await;
+        let (second, second_path) = store(&second_dir).await;
+        let (release, held) = hold_writer(&first).await;
+        // With one writer for the process, this write would wait for the release below.
+        let written =
+            tokio::time::timeout(std::time::Duration::from_secs(30), insert(&second, 1)).await;
+        release.send(()).unwrap();
+        assert_eq!(written, Ok(Ok(())), "the second database's write was held");
+        assert_eq!(held.await.unwrap(), Ok(()));
+        assert_eq!(values(&second_path), [1]);
     }
 }

@@ -19,8 +19,8 @@ use sounding_domain::{
 };
 
 use crate::{
+    fixtures::conflict,
     fixtures::{at, everything, stored_team, subscriber, t0},
-    story::conflict,
 };
 
 /// A document of `team`, published at `published_at` when given, not yet stored.

@@ -7,8 +7,11 @@ use serde_json::{json, Value};
 use sounding_domain::{
     access::{Role, TeamUser},
     api_key::ApiKey,
+    board::BoardView,
     board::{Board, BoardMeta},
+    event::StoredEvent,
     event::{EventKind, NewEvent},
+    feedback::{BoardRef, FeedbackView},
     feedback::{Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, Priority},
     feedback_comment::{CommentQuery, CommentSort, Direction, FeedbackComment},
     feedback_vote::FeedbackVote,
@@ -18,7 +21,9 @@ use sounding_domain::{
     },
     meta::Meta,
     page::PageRequest,
+    page::Paged,
     ports::Store,
+    ports::{Conflict, StoreError},
     roadmap::Roadmap,
     stage::{Stage, StageMeta},
     subscriber::{Identify, Subscriber, SubscriberSource},
@@ -348,5 +353,72 @@ pub fn thread_query(topic: Option<TopicId>, scope: ThreadScope) -> ThreadQuery {
         sort: CommentSort::CreatedAt,
         direction: Direction::Asc,
         page: everything(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the checks compare with: errors, stored events, views and pages.
+
+pub fn conflict(rule: Conflict) -> StoreError {
+    StoreError::Conflict(rule)
+}
+
+pub fn view(board: &Board) -> BoardView {
+    BoardView {
+        board: board.clone(),
+        feedback_count: 0,
+    }
+}
+
+/// An event as the outbox keeps it.
+pub fn stored(event: &NewEvent) -> StoredEvent {
+    StoredEvent {
+        id: event.id,
+        team_id: event.team_id,
+        kind: event.kind.as_str().to_owned(),
+        occurred_at: event.occurred_at,
+        payload: event.payload.clone(),
+    }
+}
+
+pub fn board_ref(board: &Board) -> BoardRef {
+    BoardRef {
+        id: board.id,
+        name: board.name.clone(),
+        slug: board.slug.clone(),
+        is_public: board.meta.is_public,
+    }
+}
+
+/// The stored view of an item that must exist.
+pub async fn read(store: &dyn Store, item: &Feedback) -> FeedbackView {
+    store
+        .feedback(item.team_id, item.id)
+        .await
+        .unwrap()
+        .unwrap_or_else(|| panic!("feedback {} is stored", item.url_id))
+}
+
+/// The url ids of a list's page, in order, and its total.
+pub async fn listed(store: &dyn Store, team: TeamId, query: &FeedbackQuery) -> (Vec<String>, i64) {
+    let page = store.list_feedback(team, query).await.unwrap();
+    assert_eq!(page.page, query.page, "the page answers the request");
+    let ids = page
+        .items
+        .iter()
+        .map(|v| v.feedback.url_id.clone())
+        .collect();
+    (ids, page.total)
+}
+
+pub fn url_ids(items: &[&Feedback]) -> Vec<String> {
+    items.iter().map(|f| f.url_id.clone()).collect()
+}
+
+pub fn empty_page<T>(page: PageRequest) -> Paged<T> {
+    Paged {
+        items: Vec::new(),
+        total: 0,
+        page,
     }
 }

@@ -17,11 +17,11 @@ use sounding_domain::{
 };
 
 use crate::{
+    fixtures::stored,
     fixtures::{
         at, comment, comment_query, event, feedback, stored_feedback, stored_roadmap, stored_stage,
         stored_team, stored_topic, subscriber, t0, thread_query, topic, topic_comment,
     },
-    story::stored,
 };
 
 pub async fn feedback_comments_are_edited_and_removed_with_their_count(store: Arc<dyn Store>) {

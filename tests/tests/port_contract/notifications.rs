@@ -19,11 +19,11 @@ use sounding_domain::{
 };
 
 use crate::{
+    fixtures::conflict,
     fixtures::{
         comment, event, everything, feedback, stage, stored_feedback, stored_roadmap, stored_team,
         stored_topic, subscriber, t0, topic, topic_comment,
     },
-    story::conflict,
 };
 
 fn all(unread_only: bool) -> NotificationQuery {

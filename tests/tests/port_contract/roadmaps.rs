@@ -22,7 +22,7 @@ use crate::{
         at, everything, roadmap, stage, stored_roadmap, stored_stage, stored_team, stored_topic,
         subscriber, t0, thread_query, topic, topic_comment, topic_query, topic_vote,
     },
-    story::{conflict, empty_page},
+    fixtures::{conflict, empty_page},
 };
 
 /// Stores a stage named `name` in `roadmap` at `position`; the stage as stored.

@@ -20,7 +20,7 @@ use crate::{
         board, comment, comment_query, event, feedback, list_query, stored_feedback, stored_team,
         subscriber, t0, vote,
     },
-    story::{conflict, stored},
+    fixtures::{conflict, stored},
 };
 
 fn new_tag(team: TeamId, name: &str, n: i64) -> Tag {

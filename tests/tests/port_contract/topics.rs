@@ -27,7 +27,7 @@ use crate::{
         anonymous, at, event, everything, stage, stored_roadmap, stored_stage, stored_team,
         stored_topic, subscriber, t0, thread_query, topic, topic_comment, topic_query, topic_vote,
     },
-    story::{conflict, empty_page, stored},
+    fixtures::{conflict, empty_page, stored},
 };
 
 fn stage_ref(stage: &Stage) -> StageRef {

@@ -27,8 +27,8 @@ use sounding_domain::{
 use uuid::Uuid;
 
 use crate::{
+    fixtures::empty_page,
     fixtures::{at, event, everything, stored_team, t0},
-    story::empty_page,
 };
 
 /// Why the deliveries of a removed subscription failed.

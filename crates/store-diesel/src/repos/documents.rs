@@ -51,7 +51,7 @@ struct DocumentRow {
     updated_at: PrimitiveDateTime,
 }
 
-/// Every column of `documents`, named as `DocumentRow` reads them.
+/// Every column of `documents`, named as `DocumentRow` reads them (checked by a test below).
 const COLUMNS: &str = "d.id, d.team_id, d.url_id, d.title, d.title_key, d.text, \
     d.search_text, d.published_at, d.created_at, d.updated_at";
 
@@ -441,5 +441,21 @@ impl DocumentStore for DieselStore {
             })
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::{QueryDsl, SelectableHelper};
+
+    use super::*;
+
+    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
+    #[test]
+    fn columns_name_every_field_of_the_row() {
+        crate::raw_sql::assert_columns_read_the_row(
+            COLUMNS,
+            documents::table.select(DocumentRow::as_select()),
+        );
     }
 }

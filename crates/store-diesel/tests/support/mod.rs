@@ -21,6 +21,7 @@ use sounding_domain::{
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
+use sounding_tests::pg;
 use tempfile::TempDir;
 
 // ---------------------------------------------------------------------------------------------
@@ -82,40 +83,17 @@ pub async fn sqlite() -> Option<Env> {
 }
 
 /// The URL of a fresh database created on the server `SOUNDING_TEST_POSTGRES_URL` names, or
-/// `None` (with a notice) when it is not set.
+/// `None` (with a notice) when it is not set; under `CI=true` a missing URL fails the test
+/// (`sounding_tests::pg`, the one helper every suite uses).
 pub async fn postgres_database() -> Option<String> {
-    let Some(admin) = std::env::var("SOUNDING_TEST_POSTGRES_URL")
-        .ok()
-        .filter(|u| !u.trim().is_empty())
-    else {
-        eprintln!("SKIPPED: PostgreSQL (SOUNDING_TEST_POSTGRES_URL not set)");
-        return None;
-    };
-    let name = format!("sounding_store_{}", uuid::Uuid::new_v4().simple());
-    let url = tokio::task::spawn_blocking(move || {
-        let mut conn = PgConnection::establish(&admin).expect("connect to the admin database");
-        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
-            .execute(&mut conn)
-            .expect("create database");
-        // The admin URL with its database replaced (query string kept).
-        let (base, query) = admin.split_once('?').unwrap_or((&admin, ""));
-        let authority = base.find("://").map_or(0, |i| i + 3);
-        let server = match base[authority..].find('/') {
-            Some(slash) => &base[..authority + slash],
-            None => base,
-        };
-        match query {
-            "" => format!("{server}/{name}"),
-            q => format!("{server}/{name}?{q}"),
-        }
-    })
-    .await
-    .unwrap();
+    let admin = pg::require_postgres()?;
+    let url = tokio::task::spawn_blocking(move || pg::fresh_database(&admin))
+        .await
+        .expect("create database");
     Some(url)
 }
 
-/// A fresh database on the server `SOUNDING_TEST_POSTGRES_URL` names, or `None` (with a
-/// notice) when it is not set.
+/// A migrated store on a fresh PostgreSQL database (see `postgres_database`).
 pub async fn postgres() -> Option<Env> {
     let url = postgres_database().await?;
     Some(migrated(url, None).await)
@@ -123,6 +101,7 @@ pub async fn postgres() -> Option<Env> {
 
 /// A `sqlite` and a `postgres` test for each check (`async fn check(env: Env)` beside the
 /// macro's call), through the `sqlite()` and `postgres()` in scope there.
+#[allow(unused_macros)]
 macro_rules! on_every_engine {
     ($($check:ident),* $(,)?) => {
         mod sqlite {
@@ -147,6 +126,7 @@ macro_rules! on_every_engine {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use on_every_engine;
 
 // ---------------------------------------------------------------------------------------------

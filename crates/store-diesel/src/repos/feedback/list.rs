@@ -19,7 +19,7 @@ use crate::{
     repos::to_db_time,
 };
 
-/// Every column of `feedback`, named as `FeedbackRow` reads them.
+/// Every column of `feedback`, named as `FeedbackRow` reads them (checked by a test below).
 const COLUMNS: &str = "f.id, f.team_id, f.board_id, f.url_id, f.title, f.text, f.status, \
     f.priority, f.kind, f.creator_id, f.meta, f.search_text, f.vote_count, f.comment_count, \
     f.published_at, f.archived_at, f.created_at, f.updated_at, f.last_modified_by_id";
@@ -395,5 +395,15 @@ mod tests {
                 "no statement scans the feedback table: {plans:?}"
             );
         }
+    }
+
+    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
+    #[test]
+    fn columns_name_every_field_of_the_row() {
+        use diesel::{QueryDsl, SelectableHelper};
+        crate::raw_sql::assert_columns_read_the_row(
+            COLUMNS,
+            feedback::table.select(FeedbackRow::as_select()),
+        );
     }
 }

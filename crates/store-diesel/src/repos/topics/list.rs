@@ -16,7 +16,7 @@ use crate::{
     repos::paging::{counted_page, ListSql},
 };
 
-/// Every column of `topics`, named as `TopicRow` reads them.
+/// Every column of `topics`, named as `TopicRow` reads them (checked by a test below).
 const COLUMNS: &str = "t.id, t.team_id, t.roadmap_id, t.stage_id, t.url_id, t.title, \
     t.title_key, t.description, t.text, t.subscriber_id, t.meta, t.visits, t.vote_count, \
     t.comment_count, t.published_at, t.created_at, t.updated_at";
@@ -76,5 +76,21 @@ fn selection(sql: &mut RawSql, team: &str, query: &TopicQuery) {
     }
     if query.published_only {
         sql.push(" AND t.published_at IS NOT NULL");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::{QueryDsl, SelectableHelper};
+
+    use super::*;
+
+    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
+    #[test]
+    fn columns_name_every_field_of_the_row() {
+        crate::raw_sql::assert_columns_read_the_row(
+            COLUMNS,
+            crate::schema::topics::table.select(TopicRow::as_select()),
+        );
     }
 }

@@ -24,7 +24,7 @@ use crate::{
     schema::topic_comments,
 };
 
-/// Every column of `topic_comments`, named as `CommentRow` reads them.
+/// Every column of `topic_comments`, named as `CommentRow` reads them (checked by a test below).
 const COLUMNS: &str = "c.id, c.team_id, c.topic_id, c.creator_id, c.parent_id, c.root_id, \
     c.text, c.source, c.created_at, c.updated_at, c.deleted_at";
 
@@ -210,6 +210,16 @@ mod tests {
                 .iter()
                 .all(|(_, plan)| !plan.contains("topic_comments_team_id_created_at_idx")),
             "no statement walks every comment of the team: {plans:?}"
+        );
+    }
+
+    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
+    #[test]
+    fn columns_name_every_field_of_the_row() {
+        use diesel::{QueryDsl, SelectableHelper};
+        crate::raw_sql::assert_columns_read_the_row(
+            COLUMNS,
+            topic_comments::table.select(CommentRow::as_select()),
         );
     }
 }

@@ -104,3 +104,19 @@ impl DeliveryRow {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use diesel::{QueryDsl, SelectableHelper};
+
+    use super::*;
+
+    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
+    #[test]
+    fn columns_name_every_field_of_the_row() {
+        crate::raw_sql::assert_columns_read_the_row(
+            DELIVERY_COLUMNS,
+            webhook_deliveries::table.select(DeliveryRow::as_select()),
+        );
+    }
+}
