@@ -197,3 +197,91 @@ pub async fn vote_info(
         .ok_or_else(feedback_not_found)?;
     Ok((id, state))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sounding_domain::{
+        feedback::FeedbackReach,
+        ports::{MockClock, MockFeedbackStore},
+        subscriber::{Identify, Subscriber},
+        TeamId, Timestamp,
+    };
+
+    fn clock() -> MockClock {
+        let mut clock = MockClock::new();
+        clock
+            .expect_now()
+            .returning(|| Timestamp::from_unix_seconds(1_800_000_000).unwrap());
+        clock
+    }
+
+    fn session(is_team_member: bool) -> SubscriberSession {
+        let identify = Identify::new(Some("ada@example.com"), None, None, None, None).unwrap();
+        let now = Timestamp::from_unix_seconds(0).unwrap();
+        SubscriberSession {
+            subscriber: Subscriber::identified(TeamId::new(), &identify, now),
+            is_team_member,
+        }
+    }
+
+    /// A store whose item is on a private board: a public vote comes back `NotPublic`; a
+    /// checked one lands. `checked` is how many checked votes the test expects.
+    fn private_board_item(checked: usize) -> MockFeedbackStore {
+        let mut store = MockFeedbackStore::new();
+        store
+            .expect_cast_vote()
+            .withf(|_, _, access, _| *access == VoteAccess::Public)
+            .times(1)
+            .returning(|_, _, _, _| {
+                Ok(VoteOutcome::NotPublic(FeedbackReach {
+                    published: true,
+                    board_is_public: Some(false),
+                }))
+            });
+        store
+            .expect_cast_vote()
+            .withf(|_, _, access, _| *access == VoteAccess::Checked)
+            .times(checked)
+            .returning(|_, vote, _, _| {
+                Ok(VoteOutcome::Cast {
+                    vote: vote.clone(),
+                    total_votes: 1,
+                })
+            });
+        store
+    }
+
+    #[tokio::test]
+    async fn an_outsider_cannot_vote_on_a_private_boards_item_and_the_store_is_asked_once() {
+        let store = private_board_item(0);
+        let id = FeedbackId::new().to_string();
+        let refused = cast_vote(&store, &clock(), &session(false), Some(&id)).await;
+        assert_eq!(refused.unwrap_err(), feedback_not_found());
+    }
+
+    #[tokio::test]
+    async fn a_team_member_votes_on_a_private_boards_item() {
+        let store = private_board_item(1);
+        let id = FeedbackId::new().to_string();
+        let (vote, total) = cast_vote(&store, &clock(), &session(true), Some(&id))
+            .await
+            .unwrap();
+        assert_eq!((vote.feedback_id.to_string(), total), (id, 1));
+    }
+
+    #[tokio::test]
+    async fn a_second_vote_is_a_conflict() {
+        let mut store = MockFeedbackStore::new();
+        store
+            .expect_cast_vote()
+            .times(1)
+            .returning(|_, _, _, _| Ok(VoteOutcome::AlreadyVoted));
+        let id = FeedbackId::new().to_string();
+        let refused = cast_vote(&store, &clock(), &session(false), Some(&id)).await;
+        assert_eq!(
+            refused.unwrap_err(),
+            AppError::Domain(DomainError::Conflict(ALREADY_VOTED.into()))
+        );
+    }
+}
