@@ -528,11 +528,7 @@ impl From<&Paged<CommentView>> for CommentListResponse {
     fn from(page: &Paged<CommentView>) -> Self {
         Self {
             data: page.items.iter().map(CommentJson::from).collect(),
-            pagination: Pagination {
-                total: page.total,
-                limit: page.page.limit,
-                offset: page.page.offset,
-            },
+            pagination: Pagination::of(page),
         }
     }
 }

@@ -37,11 +37,7 @@ pub async fn list(
     let page = subscribers::list_subscribers(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(SubscriberListResponse {
         data: page.items.iter().map(Into::into).collect(),
-        pagination: Pagination {
-            total: page.total,
-            limit: page.page.limit,
-            offset: page.page.offset,
-        },
+        pagination: Pagination::of(&page),
     }))
 }
 
