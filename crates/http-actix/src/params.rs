@@ -51,12 +51,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     }
 }
 
+/// How an extractor makes the parameter object of the request and its whole body.
+pub(crate) type ToObject = fn(&HttpRequest, BytesMut) -> Result<Map<String, Value>, ApiError>;
+
 /// The work of every parameter extractor: reads the whole body (see [`read_body`]), makes
 /// the parameter object of it with `object`, and decodes that into `T`.
 pub(crate) fn read_params<T: DeserializeOwned + 'static>(
     req: &HttpRequest,
     payload: &mut Payload,
-    object: fn(&HttpRequest, BytesMut) -> Result<Map<String, Value>, ApiError>,
+    object: ToObject,
 ) -> LocalBoxFuture<'static, Result<T, ApiError>> {
     let req = req.clone();
     let payload = payload.take();

@@ -167,7 +167,7 @@ pub async fn unpublish(
     set_published(&state, &caller, params.id.as_deref(), false).await
 }
 
-/// `documents.publish` and `documents.unpublish`: the same call and answer but for the way.
+/// `documents.publish` and `documents.unpublish`: one call and one answer; only the way differs.
 async fn set_published(
     state: &ApiState,
     caller: &TeamCaller,
