@@ -275,36 +275,39 @@ fn payload_schema(event: &Event) -> Value {
 
 fn headers() -> Value {
     json!([
-        {
-            "name": "webhook-id",
-            "in": "header",
-            "required": true,
-            "description": "The delivery's id, the same on every attempt of it \
-                            (`automation.deliveries` lists it as `id`).",
-            "schema": {"type": "string", "format": "uuid"},
-        },
-        {
-            "name": "webhook-timestamp",
-            "in": "header",
-            "required": true,
-            "description": "When this attempt was signed, in Unix seconds.",
-            "schema": {"type": "string", "pattern": "^[0-9]+$"},
-        },
-        {
-            "name": "webhook-signature",
-            "in": "header",
-            "required": true,
-            "description": "`v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<body>\">`.",
-            "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/]+=*$"},
-        },
-        {
-            "name": "user-agent",
-            "in": "header",
-            "required": true,
-            "description": "`Sounding-Webhooks/<version>`.",
-            "schema": {"type": "string", "pattern": "^Sounding-Webhooks/"},
-        },
+        header(
+            "webhook-id",
+            "The delivery's id, the same on every attempt of it \
+             (`automation.deliveries` lists it as `id`).",
+            json!({"type": "string", "format": "uuid"}),
+        ),
+        header(
+            "webhook-timestamp",
+            "When this attempt was signed, in Unix seconds.",
+            json!({"type": "string", "pattern": "^[0-9]+$"}),
+        ),
+        header(
+            "webhook-signature",
+            "`v1,<base64 HMAC-SHA256 of \"<webhook-id>.<webhook-timestamp>.<body>\">`.",
+            json!({"type": "string", "pattern": "^v1,[A-Za-z0-9+/]+=*$"}),
+        ),
+        header(
+            "user-agent",
+            "`Sounding-Webhooks/<version>`.",
+            json!({"type": "string", "pattern": "^Sounding-Webhooks/"}),
+        ),
     ])
+}
+
+/// One required header of every delivery.
+fn header(name: &str, description: &str, schema: Value) -> Value {
+    json!({
+        "name": name,
+        "in": "header",
+        "required": true,
+        "description": description,
+        "schema": schema,
+    })
 }
 
 fn responses() -> Value {

@@ -46,14 +46,27 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let payload = payload.take();
-        Box::pin(async move {
-            let body = read_body(&req, payload).await?;
-            let object = merged_object(&req, &body)?;
-            decode(object).map(Params)
-        })
+        let params = read_params(req, payload, |req, body| merged_object(req, &body));
+        Box::pin(async move { params.await.map(Params) })
     }
+}
+
+/// How an extractor makes the parameter object of the request and its whole body.
+pub(crate) type ToObject = fn(&HttpRequest, BytesMut) -> Result<Map<String, Value>, ApiError>;
+
+/// The work of every parameter extractor: reads the whole body (see [`read_body`]), makes
+/// the parameter object of it with `object`, and decodes that into `T`.
+pub(crate) fn read_params<T: DeserializeOwned + 'static>(
+    req: &HttpRequest,
+    payload: &mut Payload,
+    object: ToObject,
+) -> LocalBoxFuture<'static, Result<T, ApiError>> {
+    let req = req.clone();
+    let payload = payload.take();
+    Box::pin(async move {
+        let body = read_body(&req, payload).await?;
+        decode(object(&req, body)?)
+    })
 }
 
 /// The whole body, within the app's [`BodyDeadline`]: 408 when it does not arrive in time.
@@ -127,11 +140,16 @@ pub(crate) fn add_query(
 
 /// `application/json`, with or without parameters such as `; charset=utf-8`.
 fn is_json(req: &HttpRequest) -> bool {
+    has_media_type(req, "application/json")
+}
+
+/// Whether the `Content-Type` is `essence`, with or without parameters, in any case.
+pub(crate) fn has_media_type(req: &HttpRequest, essence: &str) -> bool {
     req.headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        .is_some_and(|given| given.trim().eq_ignore_ascii_case(essence))
 }
 
 pub(crate) fn decode<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, ApiError> {

@@ -11,6 +11,8 @@ use sounding_app::{
 use sounding_domain::{
     access::TeamUser,
     api_key::{ApiKey, ApiKeySecret},
+    page::Paged,
+    subscriber::Subscriber,
     ApiKeyId, Timestamp, UserId,
 };
 use utoipa::ToSchema;
@@ -57,6 +59,15 @@ impl From<ListSubscribersParams> for ListSubscribers {
 pub struct SubscriberListResponse {
     pub data: Vec<SubscriberDto>,
     pub pagination: Pagination,
+}
+
+impl From<&Paged<Subscriber>> for SubscriberListResponse {
+    fn from(page: &Paged<Subscriber>) -> Self {
+        Self {
+            data: page.items.iter().map(Into::into).collect(),
+            pagination: Pagination::of(page),
+        }
+    }
 }
 
 /// `subscribers.update`: only the fields given change.

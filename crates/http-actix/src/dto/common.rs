@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sounding_domain::page::PageRequest;
+use sounding_domain::page::{PageRequest, Paged};
 use utoipa::ToSchema;
 
 use crate::error::ApiError;
@@ -58,6 +58,17 @@ pub struct Pagination {
     pub total: i64,
     pub limit: i64,
     pub offset: i64,
+}
+
+impl Pagination {
+    /// What a page of the store says about itself.
+    pub fn of<T>(page: &Paged<T>) -> Self {
+        Self {
+            total: page.total,
+            limit: page.page.limit,
+            offset: page.page.offset,
+        }
+    }
 }
 
 /// `{success: true}`.

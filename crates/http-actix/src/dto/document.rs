@@ -96,11 +96,7 @@ impl DocumentListResponse {
     pub fn new(page: &Paged<DocumentView>, render: impl Fn(&DocumentView) -> DocumentDto) -> Self {
         Self {
             data: page.items.iter().map(render).collect(),
-            pagination: Pagination {
-                total: page.total,
-                limit: page.page.limit,
-                offset: page.page.offset,
-            },
+            pagination: Pagination::of(page),
         }
     }
 }

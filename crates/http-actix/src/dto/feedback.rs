@@ -12,7 +12,10 @@ use sounding_app::{
     wire::{CommentJson, FeedbackJson, VoteJson},
 };
 use sounding_domain::{
-    feedback::FeedbackView, feedback_comment::CommentView, feedback_vote::VoteState, page::Paged,
+    feedback::FeedbackView,
+    feedback_comment::CommentView,
+    feedback_vote::{FeedbackVote, VoteState},
+    page::Paged,
     FeedbackId, FeedbackVoteId,
 };
 use utoipa::ToSchema;
@@ -471,12 +474,32 @@ pub struct VoteCreatedResponse {
     pub total_votes: i64,
 }
 
+impl VoteCreatedResponse {
+    /// The new vote and the item's count after it.
+    pub fn new(vote: &FeedbackVote, total_votes: i64) -> Self {
+        Self {
+            data: vote.into(),
+            total_votes,
+        }
+    }
+}
+
 /// `{success: true, totalVotes}`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VoteDeletedResponse {
     pub success: bool,
     pub total_votes: i64,
+}
+
+impl VoteDeletedResponse {
+    /// The item's count once the vote is gone.
+    pub fn new(total_votes: i64) -> Self {
+        Self {
+            success: true,
+            total_votes,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -528,11 +551,7 @@ impl From<&Paged<CommentView>> for CommentListResponse {
     fn from(page: &Paged<CommentView>) -> Self {
         Self {
             data: page.items.iter().map(CommentJson::from).collect(),
-            pagination: Pagination {
-                total: page.total,
-                limit: page.page.limit,
-                offset: page.page.offset,
-            },
+            pagination: Pagination::of(page),
         }
     }
 }

@@ -114,11 +114,7 @@ impl From<&NotificationPage> for NotificationListResponse {
     fn from(p: &NotificationPage) -> Self {
         Self {
             data: p.page.items.iter().map(NotificationJson::from).collect(),
-            pagination: Pagination {
-                total: p.page.total,
-                limit: p.page.page.limit,
-                offset: p.page.page.offset,
-            },
+            pagination: Pagination::of(&p.page),
             unread_count: p.unread,
         }
     }

@@ -423,16 +423,8 @@ impl From<&Paged<TopicView>> for TopicListResponse {
     fn from(page: &Paged<TopicView>) -> Self {
         Self {
             data: page.items.iter().map(TopicJson::from).collect(),
-            pagination: pagination(page),
+            pagination: Pagination::of(page),
         }
-    }
-}
-
-pub fn pagination<T>(page: &Paged<T>) -> Pagination {
-    Pagination {
-        total: page.total,
-        limit: page.page.limit,
-        offset: page.page.offset,
     }
 }
 
@@ -771,7 +763,7 @@ pub struct TopicCommentListResponse {
 
 impl TopicCommentListResponse {
     pub fn new(page: Paged<CommentThread>, with_topic: bool) -> Self {
-        let pagination = pagination(&page);
+        let pagination = Pagination::of(&page);
         Self {
             data: page
                 .items

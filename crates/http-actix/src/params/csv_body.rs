@@ -3,12 +3,12 @@
 //! from the query string); any other body is read exactly as [`Params`](super::Params) reads
 //! it. The 1 MiB limit holds for both.
 
-use actix_web::{dev::Payload, http::header::CONTENT_TYPE, FromRequest, HttpRequest};
+use actix_web::{dev::Payload, web::BytesMut, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::{add_query, decode, merged_object, read_body};
+use super::{add_query, has_media_type, merged_object, read_params};
 use crate::error::ApiError;
 
 #[derive(Debug, Clone)]
@@ -19,37 +19,32 @@ impl<T: DeserializeOwned + 'static> FromRequest for CsvOrParams<T> {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let payload = payload.take();
-        Box::pin(async move {
-            let body = read_body(&req, payload).await?;
-            let object = if is_csv(&req) {
-                let text = String::from_utf8(body.to_vec())
-                    .map_err(|_| ApiError::bad_request("csv must be UTF-8 text"))?;
-                let mut object = Map::new();
-                object.insert("csv".into(), Value::String(text));
-                add_query(&req, &mut object)?;
-                object
-            } else {
-                merged_object(&req, &body)?
-            };
-            decode(object).map(CsvOrParams)
-        })
+        let params = read_params(req, payload, csv_or_params);
+        Box::pin(async move { params.await.map(CsvOrParams) })
     }
 }
 
-/// `text/csv`, with or without parameters such as `; charset=utf-8`.
-fn is_csv(req: &HttpRequest) -> bool {
-    req.headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("text/csv"))
+/// A `text/csv` body (with or without parameters such as `; charset=utf-8`) as the parameter
+/// `csv` plus the query string; any other body as [`Params`](super::Params) reads it.
+fn csv_or_params(req: &HttpRequest, body: BytesMut) -> Result<Map<String, Value>, ApiError> {
+    if !has_media_type(req, "text/csv") {
+        return merged_object(req, &body);
+    }
+    let text = String::from_utf8(body.to_vec())
+        .map_err(|_| ApiError::bad_request("csv must be UTF-8 text"))?;
+    let mut object = Map::new();
+    object.insert("csv".into(), Value::String(text));
+    add_query(req, &mut object)?;
+    Ok(object)
 }
 
 #[cfg(test)]
 mod tests {
-    use actix_web::{http::StatusCode, test::TestRequest, ResponseError};
+    use actix_web::{
+        http::{header::CONTENT_TYPE, StatusCode},
+        test::TestRequest,
+        ResponseError,
+    };
     use serde::Deserialize;
 
     use super::*;

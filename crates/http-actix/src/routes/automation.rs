@@ -13,8 +13,7 @@ use crate::{
             RedeliverResponse, SubscribeParams, SubscribedResponse, UnsubscribeParams, WebhookDto,
             WebhookListResponse,
         },
-        common::{ErrorBody, NoParams, SuccessResponse},
-        roadmap::pagination,
+        common::{ErrorBody, NoParams, Pagination, SuccessResponse},
     },
     error::ApiError,
     params::Params,
@@ -165,7 +164,7 @@ pub async fn deliveries(
     let page = automation::list_deliveries(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(DeliveryListResponse {
         data: page.items.iter().map(DeliveryDto::from).collect(),
-        pagination: pagination(&page),
+        pagination: Pagination::of(&page),
     }))
 }
 

@@ -141,14 +141,7 @@ pub async fn publish(
     caller: TeamCaller,
     Params(params): Params<DocumentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let view = documents::publish_document(
-        &*state.store,
-        &*state.clock,
-        &caller.0,
-        params.id.as_deref(),
-    )
-    .await?;
-    Ok(HttpResponse::Ok().json(DocumentResponse::from(&view)))
+    set_published(&state, &caller, params.id.as_deref(), true).await
 }
 
 /// Unpublishes a document (`publishedAt` null). Idempotent.
@@ -171,13 +164,22 @@ pub async fn unpublish(
     caller: TeamCaller,
     Params(params): Params<DocumentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let view = documents::unpublish_document(
-        &*state.store,
-        &*state.clock,
-        &caller.0,
-        params.id.as_deref(),
-    )
-    .await?;
+    set_published(&state, &caller, params.id.as_deref(), false).await
+}
+
+/// `documents.publish` and `documents.unpublish`: one call and one answer; only the way differs.
+async fn set_published(
+    state: &ApiState,
+    caller: &TeamCaller,
+    id: Option<&str>,
+    publish: bool,
+) -> Result<HttpResponse, ApiError> {
+    let (store, clock) = (&*state.store, &*state.clock);
+    let view = if publish {
+        documents::publish_document(store, clock, &caller.0, id).await?
+    } else {
+        documents::unpublish_document(store, clock, &caller.0, id).await?
+    };
     Ok(HttpResponse::Ok().json(DocumentResponse::from(&view)))
 }
 

@@ -3,7 +3,8 @@
 //! the team's moderation, `feedback-comments.list|update|delete` (API key).
 
 use actix_web::{web, HttpResponse};
-use sounding_app::{feedback_comments, wire::CommentJson};
+use sounding_app::feedback_comments;
+use sounding_domain::feedback_comment::CommentView;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
@@ -18,6 +19,10 @@ use crate::{
     params::Params,
     state::ApiState,
 };
+
+fn one(view: &CommentView) -> HttpResponse {
+    HttpResponse::Ok().json(CommentResponse { data: view.into() })
+}
 
 /// Comments on an item on behalf of a subscriber (by `subscriberId` or `email`), publicly or
 /// privately. The author follows the item. Emits `feedback-comments.create`.
@@ -47,9 +52,7 @@ pub async fn create(
         params.into(),
     )
     .await?;
-    Ok(HttpResponse::Ok().json(CommentResponse {
-        data: CommentJson::from(&view),
-    }))
+    Ok(one(&view))
 }
 
 /// Comments on a published item as the calling subscriber. The commenter follows the item.
@@ -80,9 +83,7 @@ pub async fn public_create(
         params.into(),
     )
     .await?;
-    Ok(HttpResponse::Ok().json(CommentResponse {
-        data: CommentJson::from(&view),
-    }))
+    Ok(one(&view))
 }
 
 /// An item's comments, oldest first by default. Private comments are listed for team members
@@ -162,9 +163,7 @@ pub async fn update(
         params.into(),
     )
     .await?;
-    Ok(HttpResponse::Ok().json(CommentResponse {
-        data: CommentJson::from(&view),
-    }))
+    Ok(one(&view))
 }
 
 /// Deletes a comment; the item's `feedbackCommentsCount` drops with it. Emits

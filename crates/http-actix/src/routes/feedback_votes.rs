@@ -3,7 +3,7 @@
 //! `public/feedback-votes.info` (either credential).
 
 use actix_web::{web, HttpResponse};
-use sounding_app::{feedback_votes, wire::VoteJson};
+use sounding_app::feedback_votes;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
@@ -46,10 +46,7 @@ pub async fn create(
         params.feedback_id.as_deref(),
     )
     .await?;
-    Ok(HttpResponse::Ok().json(VoteCreatedResponse {
-        data: VoteJson::from(&vote),
-        total_votes,
-    }))
+    Ok(HttpResponse::Ok().json(VoteCreatedResponse::new(&vote, total_votes)))
 }
 
 /// Removes the calling subscriber's vote, if any. Idempotent.
@@ -73,10 +70,7 @@ pub async fn delete(
     let total_votes =
         feedback_votes::retract_vote(&*state.store, &caller.0, params.feedback_id.as_deref())
             .await?;
-    Ok(HttpResponse::Ok().json(VoteDeletedResponse {
-        success: true,
-        total_votes,
-    }))
+    Ok(HttpResponse::Ok().json(VoteDeletedResponse::new(total_votes)))
 }
 
 /// Votes for an item on behalf of a subscriber (by `subscriberId`, or `email` — created when
@@ -112,10 +106,7 @@ pub async fn vote(
         voter,
     )
     .await?;
-    Ok(HttpResponse::Ok().json(VoteCreatedResponse {
-        data: VoteJson::from(&vote),
-        total_votes,
-    }))
+    Ok(HttpResponse::Ok().json(VoteCreatedResponse::new(&vote, total_votes)))
 }
 
 /// Removes a subscriber's vote on their behalf, if any. Idempotent; nothing is created for an
@@ -147,10 +138,7 @@ pub async fn unvote(
         voter,
     )
     .await?;
-    Ok(HttpResponse::Ok().json(VoteDeletedResponse {
-        success: true,
-        total_votes,
-    }))
+    Ok(HttpResponse::Ok().json(VoteDeletedResponse::new(total_votes)))
 }
 
 /// The item's vote count; under a subscriber token also whether the caller voted.

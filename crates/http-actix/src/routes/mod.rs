@@ -26,12 +26,7 @@ pub mod topic_votes;
 pub mod topics;
 pub mod users;
 
-use actix_web::{
-    body::MessageBody,
-    dev::{ServiceFactory, ServiceRequest, ServiceResponse},
-    middleware::from_fn,
-    web, Error, FromRequest, Handler, Responder, Scope,
-};
+use actix_web::{middleware::from_fn, web, FromRequest, Handler, Responder};
 
 use crate::{auth::middleware::resolve_caller, openapi, rate_limit};
 
@@ -180,28 +175,20 @@ where
 }
 
 /// One API prefix: the operations and the OpenAPI document, authenticated and rate limited.
-fn api_scope(
-    prefix: &str,
-) -> Scope<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = Error,
-        InitError = (),
-    >,
-> {
-    web::scope(prefix)
-        .configure(operations)
-        .service(
-            web::resource("/openapi.json")
-                .route(web::get().to(openapi::serve))
-                .default_service(web::to(fallback::get_only)),
-        )
-        .default_service(web::to(fallback::unknown_operation))
-        // The last wrap runs first: authenticate, then count against the caller's bucket.
-        .wrap(from_fn(rate_limit::enforce))
-        .wrap(from_fn(resolve_caller))
+fn api_scope(cfg: &mut web::ServiceConfig, prefix: &str) {
+    cfg.service(
+        web::scope(prefix)
+            .configure(operations)
+            .service(
+                web::resource("/openapi.json")
+                    .route(web::get().to(openapi::serve))
+                    .default_service(web::to(fallback::get_only)),
+            )
+            .default_service(web::to(fallback::unknown_operation))
+            // The last wrap runs first: authenticate, then count against the caller's bucket.
+            .wrap(from_fn(rate_limit::enforce))
+            .wrap(from_fn(resolve_caller)),
+    );
 }
 
 /// Where the operations are served (decisions §1).
@@ -210,7 +197,7 @@ pub const PREFIXES: [&str; 2] = ["/v1", "/api/v1"];
 /// Every route of the application.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     for prefix in PREFIXES {
-        cfg.service(api_scope(prefix));
+        api_scope(cfg, prefix);
     }
     cfg.service(
         web::resource("/healthz")

@@ -8,11 +8,10 @@ use sounding_domain::stage::Stage;
 use crate::{
     auth::{AnyCaller, TeamCaller},
     dto::{
-        common::{DeletedResponse, ErrorBody},
+        common::{DeletedResponse, ErrorBody, Pagination},
         roadmap::{
-            pagination, CreateStageParams, IdForceParams, StageDto, StageInfoParams,
-            StageInfoResponse, StageListParams, StageListResponse, StageResponse,
-            UpdateStageParams,
+            CreateStageParams, IdForceParams, StageDto, StageInfoParams, StageInfoResponse,
+            StageListParams, StageListResponse, StageResponse, UpdateStageParams,
         },
     },
     error::ApiError,
@@ -160,6 +159,6 @@ pub async fn public_info(
     Ok(HttpResponse::Ok().json(StageInfoResponse {
         data,
         topics: topics.items.iter().map(TopicJson::from).collect(),
-        pagination: pagination(&topics),
+        pagination: Pagination::of(&topics),
     }))
 }

@@ -8,7 +8,7 @@ use crate::{
     auth::TeamCaller,
     dto::{
         access::{IdParams, ListSubscribersParams, SubscriberListResponse, UpdateSubscriberParams},
-        common::{DeletedResponse, ErrorBody, Pagination},
+        common::{DeletedResponse, ErrorBody},
         subscriber::SubscriberResponse,
     },
     error::ApiError,
@@ -35,14 +35,7 @@ pub async fn list(
     Params(params): Params<ListSubscribersParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = subscribers::list_subscribers(&*state.store, &caller.0, params.into()).await?;
-    Ok(HttpResponse::Ok().json(SubscriberListResponse {
-        data: page.items.iter().map(Into::into).collect(),
-        pagination: Pagination {
-            total: page.total,
-            limit: page.page.limit,
-            offset: page.page.offset,
-        },
-    }))
+    Ok(HttpResponse::Ok().json(SubscriberListResponse::from(&page)))
 }
 
 /// One subscriber of the team, as `identify` returns it.
