@@ -206,7 +206,13 @@ async fn schema_rs_matches_the_sqlite_migrations() {
     let (url, _dir) = sqlite_database();
     migrate(&url).await;
     let path = url.strip_prefix("sqlite://").unwrap();
-    let actual = sqlite_tables(&mut SqliteConnection::establish(path).unwrap());
+    let mut conn = SqliteConnection::establish(path).unwrap();
+    // The store just dropped may still be closing (its last connection checkpoints the WAL):
+    // wait for it rather than fail with `database is locked`.
+    diesel::sql_query("PRAGMA busy_timeout = 10000")
+        .execute(&mut conn)
+        .unwrap();
+    let actual = sqlite_tables(&mut conn);
     let found = differences("SQLite", &declared(), &actual);
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
