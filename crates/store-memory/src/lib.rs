@@ -209,15 +209,6 @@ impl AccessStore for MemoryStore {
         Ok(users)
     }
 
-    async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>> {
-        Ok(self
-            .state()
-            .users
-            .values()
-            .find(|u| u.team_id == team && u.email == email)
-            .cloned())
-    }
-
     async fn insert_user(&self, user: &TeamUser) -> StoreResult<()> {
         self.state().insert_user(user)
     }

@@ -48,29 +48,6 @@ pub async fn a_team_is_created_with_its_owner_and_key(store: Arc<dyn Store>) {
         vec![acme.owner.clone()]
     );
     assert_eq!(store.users(TeamId::new()).await.unwrap(), vec![]);
-    assert_eq!(
-        store
-            .user_by_email(acme.team.id, &acme.owner.email)
-            .await
-            .unwrap(),
-        Some(acme.owner.clone())
-    );
-    assert_eq!(
-        store
-            .user_by_email(acme.team.id, "nobody@acme.example")
-            .await
-            .unwrap(),
-        None
-    );
-    let other = stored_team(&*store, "other").await;
-    assert_eq!(
-        store
-            .user_by_email(other.team.id, &acme.owner.email)
-            .await
-            .unwrap(),
-        None,
-        "users are found only in their own team"
-    );
 }
 
 pub async fn a_taken_subdomain_is_a_conflict_and_writes_nothing(store: Arc<dyn Store>) {

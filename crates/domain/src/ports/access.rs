@@ -19,8 +19,6 @@ pub trait AccessStore: Send + Sync {
     async fn delete_api_key(&self, id: ApiKeyId) -> StoreResult<bool>;
     /// The team's users, owners first, then by creation.
     async fn users(&self, team: TeamId) -> StoreResult<Vec<TeamUser>>;
-    /// The user with this (lowercase) e-mail in the team.
-    async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>>;
 
     // Team administration (issue 6).
     /// Conflict `user_email` (nothing written) when the team has a user with the e-mail.

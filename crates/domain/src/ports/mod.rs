@@ -8,6 +8,8 @@
 //! where the engine has one, runs the edit on it, and writes it back with the edit's events
 //! only when it really changed (`crate::edit`).
 
+use crate::DomainError;
+
 mod access;
 mod board;
 mod clock;
@@ -63,8 +65,6 @@ pub enum StoreError {
     #[error(transparent)]
     Refused(DomainError),
 }
-
-use crate::DomainError;
 
 pub type StoreResult<T> = Result<T, StoreError>;
 

@@ -183,21 +183,6 @@ impl AccessStore for DieselStore {
         .await
     }
 
-    async fn user_by_email(&self, team: TeamId, email: &str) -> StoreResult<Option<TeamUser>> {
-        let (team, email) = (team.to_string(), email.to_owned());
-        self.run_read(move |conn| {
-            team_users::table
-                .filter(team_users::team_id.eq(team))
-                .filter(team_users::email.eq(email))
-                .select(UserRow::as_select())
-                .get_result(conn)
-                .optional()?
-                .map(UserRow::into_domain)
-                .transpose()
-        })
-        .await
-    }
-
     async fn insert_user(&self, user: &TeamUser) -> StoreResult<()> {
         let row = UserRow::from(user);
         self.run(move |conn| {
