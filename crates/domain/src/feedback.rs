@@ -225,7 +225,7 @@ pub const PUBLICLY_READABLE: [PublicCondition; 2] = [
 
 /// "Listed publicly": public lists (`FeedbackScope::Public`) show the item, and a public
 /// board's count counts it. The PostgreSQL and SQLite triggers that keep
-/// `feedback_public_counts` (migrations/*/2026-11-27-000001_public_counts) restate this rule
+/// `feedback_public_counts` (migrations/2026-11-27-000001_public_counts) restate this rule
 /// in SQL, as triggers cannot call Rust: change them with it. A divergence fails store-diesel's
 /// `a_public_boards_total_follows_every_change_to_its_items` (tests/feedback.rs), which
 /// compares the kept count with the list's own count after each kind of change.

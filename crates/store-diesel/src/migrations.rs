@@ -1,13 +1,135 @@
-//! Migrations: the SQL under `migrations/sqlite` and `migrations/postgres` (same versions, kept
-//! in step), embedded in the binary and applied by `DieselStore::migrate`.
+//! Migrations: the SQL under `migrations/` (one folder per migration, for both engines; its
+//! README says how an engine gets its own lines or files), embedded in the binary by build.rs
+//! and applied by `DieselStore::migrate`.
 
+use std::fmt;
+
+use diesel::backend::Backend;
+use diesel::connection::BoxableConnection;
+use diesel::migration::{
+    self, Migration, MigrationMetadata, MigrationName, MigrationSource, MigrationVersion,
+};
 use diesel::RunQueryDsl;
-use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use diesel_migrations::MigrationHarness;
 
-use crate::connection::DbConnection;
+use crate::connection::{DbConnection, Engine};
 
-pub(crate) const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
-pub(crate) const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+/// One migration folder's files, as build.rs found them.
+struct MigrationFiles {
+    name: &'static str,
+    up: Option<&'static str>,
+    down: Option<&'static str>,
+    up_sqlite: Option<&'static str>,
+    down_sqlite: Option<&'static str>,
+    up_postgres: Option<&'static str>,
+    down_postgres: Option<&'static str>,
+}
+
+/// Every migration, oldest first.
+const ALL: &[MigrationFiles] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+
+/// The migrations as one engine runs them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Migrations(Engine);
+
+pub(crate) const SQLITE: Migrations = Migrations(Engine::Sqlite);
+pub(crate) const POSTGRES: Migrations = Migrations(Engine::Postgres);
+
+impl<DB: Backend> MigrationSource<DB> for Migrations {
+    fn migrations(&self) -> migration::Result<Vec<Box<dyn Migration<DB>>>> {
+        Ok(ALL
+            .iter()
+            .map(|files| Box::new(EngineMigration::new(files, self.0)) as Box<dyn Migration<DB>>)
+            .collect())
+    }
+}
+
+/// One migration's SQL for one engine.
+struct EngineMigration {
+    name: &'static str,
+    up: String,
+    down: String,
+}
+
+impl EngineMigration {
+    /// `up` is the shared part, then the engine's own; `down` undoes them in reverse order.
+    fn new(files: &MigrationFiles, engine: Engine) -> Self {
+        let (up_own, down_own) = match engine {
+            Engine::Sqlite => (files.up_sqlite, files.down_sqlite),
+            Engine::Postgres => (files.up_postgres, files.down_postgres),
+        };
+        let join = |parts: [Option<&str>; 2]| {
+            parts
+                .into_iter()
+                .flatten()
+                .map(|sql| lines_for(sql, engine))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        EngineMigration {
+            name: files.name,
+            up: join([files.up, up_own]),
+            down: join([down_own, files.down]),
+        }
+    }
+
+    fn execute<DB: Backend>(
+        &self,
+        conn: &mut dyn BoxableConnection<DB>,
+        sql: &str,
+    ) -> migration::Result<()> {
+        conn.batch_execute(sql)
+            .map_err(|e| format!("migration {}: {e}", self.name).into())
+    }
+}
+
+/// `sql` without the lines marked for the other engine (`-- sqlite only`, `-- postgres only`).
+fn lines_for(sql: &str, engine: Engine) -> String {
+    let other = match engine {
+        Engine::Sqlite => "-- postgres only",
+        Engine::Postgres => "-- sqlite only",
+    };
+    sql.lines()
+        .filter(|line| !line.trim_end().ends_with(other))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl<DB: Backend> Migration<DB> for EngineMigration {
+    fn run(&self, conn: &mut dyn BoxableConnection<DB>) -> migration::Result<()> {
+        self.execute(conn, &self.up)
+    }
+
+    fn revert(&self, conn: &mut dyn BoxableConnection<DB>) -> migration::Result<()> {
+        self.execute(conn, &self.down)
+    }
+
+    fn metadata(&self) -> &dyn MigrationMetadata {
+        self
+    }
+
+    fn name(&self) -> &dyn MigrationName {
+        self
+    }
+}
+
+/// Each runs in a transaction (the trait's default).
+impl MigrationMetadata for EngineMigration {}
+
+impl MigrationName for EngineMigration {
+    /// diesel's own rule, kept so databases migrated before keep their versions: the name up
+    /// to the first `_`, without the dashes.
+    fn version(&self) -> MigrationVersion<'_> {
+        let date = self.name.split('_').next().unwrap_or(self.name);
+        MigrationVersion::from(date.replace('-', ""))
+    }
+}
+
+impl fmt::Display for EngineMigration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
 
 /// Any fixed number: the PostgreSQL advisory lock that lets one instance migrate at a time
 /// when several start together.
@@ -52,25 +174,81 @@ pub(crate) fn scratch_sqlite() -> DbConnection {
 
 #[cfg(test)]
 mod tests {
-    use diesel::migration::MigrationSource;
-    use diesel::{pg::Pg, sqlite::Sqlite};
+    use diesel::sqlite::Sqlite;
 
     use super::*;
 
     #[test]
-    fn both_engines_have_the_same_migrations() {
-        let sqlite: Vec<String> = MigrationSource::<Sqlite>::migrations(&SQLITE)
+    fn each_engine_gets_its_own_lines_and_files_after_the_shared_ones() {
+        let initial = EngineMigration::new(&ALL[0], Engine::Sqlite);
+        assert!(initial.up.contains("INTEGER PRIMARY KEY AUTOINCREMENT"));
+        assert!(!initial.up.contains("GENERATED ALWAYS AS IDENTITY"));
+        let initial = EngineMigration::new(&ALL[0], Engine::Postgres);
+        assert!(initial.up.contains("GENERATED ALWAYS AS IDENTITY"));
+        assert!(!initial.up.contains("AUTOINCREMENT"));
+
+        let counts = ALL
+            .iter()
+            .find(|files| files.name.ends_with("_public_counts"))
+            .unwrap();
+        let sqlite = EngineMigration::new(counts, Engine::Sqlite);
+        let postgres = EngineMigration::new(counts, Engine::Postgres);
+        for migration in [&sqlite, &postgres] {
+            let table = migration.up.find("CREATE TABLE").unwrap();
+            let trigger = migration.up.find("CREATE TRIGGER").unwrap();
+            assert!(table < trigger, "the shared part runs first");
+            let dropped_trigger = migration.down.find("DROP TRIGGER").unwrap();
+            let dropped_table = migration.down.find("DROP TABLE").unwrap();
+            assert!(
+                dropped_trigger < dropped_table,
+                "down undoes in reverse order"
+            );
+        }
+        assert!(postgres.up.contains("plpgsql") && !sqlite.up.contains("plpgsql"));
+    }
+
+    #[test]
+    fn versions_are_diesels_so_migrated_databases_keep_theirs() {
+        let versions: Vec<String> = MigrationSource::<Sqlite>::migrations(&SQLITE)
             .unwrap()
             .iter()
-            .map(|m| m.name().to_string())
+            .map(|m| m.name().version().to_string())
             .collect();
-        let postgres: Vec<String> = MigrationSource::<Pg>::migrations(&POSTGRES)
+        assert_eq!(versions[0], "20261122000001");
+        let mut sorted = versions.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(versions, sorted, "oldest first, each once");
+    }
+
+    /// Every `down` undoes its `up`: all reverted, the database holds only diesel's own table,
+    /// and every migration applies again.
+    #[test]
+    fn every_migration_reverts_and_applies_again() {
+        use diesel::{sql_types::Text, Connection, QueryableByName, SqliteConnection};
+
+        #[derive(QueryableByName)]
+        struct Name {
+            #[diesel(sql_type = Text)]
+            name: String,
+        }
+        let objects = |conn: &mut SqliteConnection| -> Vec<String> {
+            diesel::sql_query(
+                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
+            )
+            .load::<Name>(conn)
             .unwrap()
-            .iter()
-            .map(|m| m.name().to_string())
-            .collect();
-        assert!(!sqlite.is_empty());
-        assert_eq!(sqlite, postgres);
+            .into_iter()
+            .map(|row| row.name)
+            .collect()
+        };
+        let mut conn = SqliteConnection::establish(":memory:").unwrap();
+        let applied = conn.run_pending_migrations(SQLITE).unwrap().len();
+        let migrated = objects(&mut conn);
+        assert_eq!(conn.revert_all_migrations(SQLITE).unwrap().len(), applied);
+        assert_eq!(objects(&mut conn), ["__diesel_schema_migrations"]);
+        conn.run_pending_migrations(SQLITE).unwrap();
+        assert_eq!(objects(&mut conn), migrated);
     }
 
     /// A database from before the unique (team, target, event) index may hold duplicate

@@ -1,4 +1,4 @@
-//! The tables as diesel sees them; written by hand to match `migrations/{sqlite,postgres}`
+//! The tables as diesel sees them; written by hand to match `migrations/`
 //! (`tests/schema.rs` compares it with what the migrations make on both engines: every table,
 //! column, nullability and type family).
 

@@ -1,15 +1,13 @@
 //! The guard on hand-kept SQL: `src/schema.rs` (written by hand) against the tables the
 //! migrations really make, on SQLite and on PostgreSQL (column names, nullability and type
-//! family), and the two migration folders against each other (the same migrations, each with
-//! `up.sql` and `down.sql`). The hand-written lists' `COLUMNS` are checked against their row
+//! family). Both engines read one migrations folder, so they cannot drift apart in which
+//! migrations they have (build.rs refuses a folder that misses an engine's `up` or `down`). The
+//! hand-written lists' `COLUMNS` are checked against their row
 //! structs beside them (`raw_sql::assert_columns_read_the_row`).
 
 mod support;
 
-use std::{
-    collections::{BTreeMap, BTreeSet},
-    path::Path,
-};
+use std::collections::{BTreeMap, BTreeSet};
 
 use diesel::{
     sql_types::{BigInt, Text},
@@ -243,40 +241,4 @@ fn a_drift_is_reported() {
     let found = differences("test", &declared, &actual);
     assert_eq!(found.len(), 5, "{found:#?}");
     assert!(differences("test", &declared, &declared).is_empty());
-}
-
-/// The names of the migrations in `folder`, each checked to hold `up.sql` and `down.sql`.
-fn migrations_in(folder: &Path) -> BTreeSet<String> {
-    std::fs::read_dir(folder)
-        .unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
-        .map(|entry| {
-            let path = entry.unwrap().path();
-            for file in ["up.sql", "down.sql"] {
-                assert!(
-                    path.join(file).is_file(),
-                    "{} has no {file}",
-                    path.display()
-                );
-            }
-            path.file_name().unwrap().to_string_lossy().into_owned()
-        })
-        .collect()
-}
-
-#[test]
-fn both_engines_have_the_same_migrations() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
-    let sqlite = migrations_in(&root.join("sqlite"));
-    let postgres = migrations_in(&root.join("postgres"));
-    assert!(!sqlite.is_empty());
-    assert_eq!(
-        sqlite.difference(&postgres).collect::<Vec<_>>(),
-        Vec::<&String>::new(),
-        "migrations only for SQLite"
-    );
-    assert_eq!(
-        postgres.difference(&sqlite).collect::<Vec<_>>(),
-        Vec::<&String>::new(),
-        "migrations only for PostgreSQL"
-    );
 }

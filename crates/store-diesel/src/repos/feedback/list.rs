@@ -69,7 +69,7 @@ pub(super) fn list(
 }
 
 /// How many items the query picks. A public board's whole list is read from
-/// `feedback_public_counts`, kept by triggers (migrations/*/2026-11-27-000001_public_counts);
+/// `feedback_public_counts`, kept by triggers (migrations/2026-11-27-000001_public_counts);
 /// any other query counts its rows.
 fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult<i64> {
     let mut count = RawSql::new();

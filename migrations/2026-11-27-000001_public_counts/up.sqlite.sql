@@ -1,0 +1,23 @@
+CREATE TRIGGER feedback_public_counts_insert AFTER INSERT ON feedback
+WHEN NEW.board_id IS NOT NULL AND NEW.published_at IS NOT NULL AND NEW.archived_at IS NULL
+BEGIN
+    INSERT INTO feedback_public_counts (board_id, n) VALUES (NEW.board_id, 1)
+    ON CONFLICT (board_id) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER feedback_public_counts_delete AFTER DELETE ON feedback
+WHEN OLD.board_id IS NOT NULL AND OLD.published_at IS NOT NULL AND OLD.archived_at IS NULL
+BEGIN
+    UPDATE feedback_public_counts SET n = n - 1 WHERE board_id = OLD.board_id;
+END;
+
+CREATE TRIGGER feedback_public_counts_update
+AFTER UPDATE OF board_id, published_at, archived_at ON feedback
+BEGIN
+    UPDATE feedback_public_counts SET n = n - 1
+    WHERE board_id = OLD.board_id AND OLD.published_at IS NOT NULL AND OLD.archived_at IS NULL;
+    INSERT INTO feedback_public_counts (board_id, n)
+    SELECT NEW.board_id, 1
+    WHERE NEW.board_id IS NOT NULL AND NEW.published_at IS NOT NULL AND NEW.archived_at IS NULL
+    ON CONFLICT (board_id) DO UPDATE SET n = n + 1;
+END;

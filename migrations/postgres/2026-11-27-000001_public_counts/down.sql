@@ -1,3 +1,0 @@
-DROP TRIGGER feedback_public_counts_track ON feedback;
-DROP FUNCTION feedback_public_counts_track();
-DROP TABLE feedback_public_counts;

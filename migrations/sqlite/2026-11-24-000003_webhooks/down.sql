@@ -1,2 +1,0 @@
-DROP TABLE webhook_deliveries;
-DROP TABLE webhooks;

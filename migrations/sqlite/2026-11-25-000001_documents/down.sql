@@ -1,2 +1,0 @@
-DROP TABLE document_reactions;
-DROP TABLE documents;

@@ -1,2 +1,0 @@
-DROP TABLE feedback_tags;
-DROP TABLE tags;

@@ -1,4 +1,0 @@
-DROP INDEX topic_comments_root_id_team_id_idx;
-DROP INDEX topic_comments_topic_id_roots_idx;
-DROP INDEX feedback_public_board_newest_idx;
-DROP INDEX feedback_public_board_top_idx;

@@ -1,4 +1,0 @@
-DROP TRIGGER feedback_public_counts_update;
-DROP TRIGGER feedback_public_counts_delete;
-DROP TRIGGER feedback_public_counts_insert;
-DROP TABLE feedback_public_counts;

@@ -1,2 +1,0 @@
-DROP INDEX outbox_events_dispatched_idx;
-DROP INDEX webhook_deliveries_finished_idx;

@@ -1,1 +1,0 @@
-DROP INDEX webhooks_team_id_target_url_event_key;

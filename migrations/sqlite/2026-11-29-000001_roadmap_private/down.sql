@@ -1,1 +1,0 @@
-ALTER TABLE roadmaps DROP COLUMN is_private;
