@@ -1,7 +1,12 @@
 //! Connections: the one `DbConnection` over SQLite and PostgreSQL, the database URL that picks
 //! between them at run time, the r2d2 pool and the PRAGMAs every SQLite connection gets.
 
-use std::{fmt, path::Path, time::Duration};
+use std::{
+    fmt,
+    ops::{Deref, DerefMut},
+    path::Path,
+    time::{Duration, Instant},
+};
 
 use diesel::{
     connection::SimpleConnection,
@@ -144,25 +149,63 @@ pub(crate) struct Manager {
     target: Target,
 }
 
+/// How long after its last use a pooled connection is handed out again without a ping. A
+/// PostgreSQL connection is a socket that may have died while idle (server restart, idle
+/// timeout, network), so r2d2 pings it on checkout; but under load each connection comes back
+/// within milliseconds, and a `SELECT 1` round trip per checkout was 2–4 of a request's
+/// 8–18 statements (docs/benchmarks.md). One that dies inside this window fails its request
+/// once: diesel then marks it broken (libpq no longer knows its transaction status) and the
+/// pool drops it on return (`has_broken`).
+const TRUSTED_AFTER_USE: Duration = Duration::from_secs(1);
+
+/// A pooled connection and when it was last given back, so the pool can trust it without
+/// asking the database.
+pub(crate) struct Pooled {
+    conn: DbConnection,
+    last_used: Instant,
+}
+
+impl Deref for Pooled {
+    type Target = DbConnection;
+
+    fn deref(&self) -> &DbConnection {
+        &self.conn
+    }
+}
+
+impl DerefMut for Pooled {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        &mut self.conn
+    }
+}
+
 impl ManageConnection for Manager {
-    type Connection = DbConnection;
+    type Connection = Pooled;
     type Error = r2d2::Error;
 
-    fn connect(&self) -> Result<DbConnection, r2d2::Error> {
-        match &self.target {
+    fn connect(&self) -> Result<Pooled, r2d2::Error> {
+        let conn = match &self.target {
             Target::Sqlite(path) => SqliteConnection::establish(path).map(DbConnection::Sqlite),
             Target::Postgres(url) => PgConnection::establish(url).map(DbConnection::Postgresql),
         }
-        .map_err(r2d2::Error::ConnectionError)
+        .map_err(r2d2::Error::ConnectionError)?;
+        Ok(Pooled {
+            conn,
+            last_used: Instant::now(),
+        })
     }
 
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), r2d2::Error> {
-        conn.ping().map_err(r2d2::Error::QueryError)
+    fn is_valid(&self, pooled: &mut Pooled) -> Result<(), r2d2::Error> {
+        if pooled.last_used.elapsed() < TRUSTED_AFTER_USE {
+            return Ok(());
+        }
+        pooled.conn.ping().map_err(r2d2::Error::QueryError)
     }
 
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        // True when a transaction was left open or failed: such a connection is discarded.
-        conn.is_broken()
+    fn has_broken(&self, pooled: &mut Pooled) -> bool {
+        pooled.last_used = Instant::now();
+        // A transaction left open or failed, or a connection that died: discarded.
+        pooled.conn.is_broken()
     }
 }
 
@@ -190,9 +233,9 @@ struct SqlitePragmas {
     max_page_count: Option<u64>,
 }
 
-impl CustomizeConnection<DbConnection, r2d2::Error> for SqlitePragmas {
-    fn on_acquire(&self, conn: &mut DbConnection) -> Result<(), r2d2::Error> {
-        if let DbConnection::Sqlite(inner) = conn {
+impl CustomizeConnection<Pooled, r2d2::Error> for SqlitePragmas {
+    fn on_acquire(&self, conn: &mut Pooled) -> Result<(), r2d2::Error> {
+        if let DbConnection::Sqlite(inner) = &mut conn.conn {
             inner
                 .batch_execute(SQLITE_PRAGMAS)
                 .map_err(r2d2::Error::QueryError)?;
@@ -460,10 +503,10 @@ mod tests {
         .unwrap();
         let mut conn = pool.get().unwrap();
         diesel::sql_query("CREATE TABLE t (x TEXT)")
-            .execute(&mut *conn)
+            .execute(&mut **conn)
             .unwrap();
         diesel::sql_query("INSERT INTO t VALUES ('secret')")
-            .execute(&mut *conn)
+            .execute(&mut **conn)
             .unwrap();
         assert_eq!(mode(&dir.path().join("var")), 0o700);
         assert_eq!(mode(&data), 0o700);
@@ -516,7 +559,7 @@ mod tests {
         // Two connections at once, so the second is a fresh one too.
         let mut first = pool.get().unwrap();
         let mut second = pool.get().unwrap();
-        for conn in [&mut *first, &mut *second] {
+        for conn in [&mut **first, &mut **second] {
             // Each pragma's table-valued function names its column; busy_timeout's is `timeout`.
             let mut pragma = |name: &str| {
                 let column = if name == "busy_timeout" {

@@ -261,9 +261,10 @@ impl DieselStore {
         }
     }
 
-    /// `run_read`, answered from `memo` of the read cache when the database has not changed
-    /// since `key` was last read (SQLite; see `read_cache`). Without a cache or a key (an
-    /// answer that moves with the clock), a plain `run_read`.
+    /// `run_read_one`, answered from `memo` of the read cache when the database has not
+    /// changed since `key` was last read (SQLite; see `read_cache`). Without a cache or a key
+    /// (an answer that moves with the clock), a plain `run_read_one`. `f` runs as given: one
+    /// that reads with more than one statement wraps itself in `tx::read`.
     async fn run_read_cached<K, T, F>(
         &self,
         memo: fn(&ReadCache) -> &Memo<K, T>,
@@ -276,7 +277,7 @@ impl DieselStore {
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
         let (Some(cache), Some(key)) = (&self.read_cache, key) else {
-            return self.run_read(f).await;
+            return self.run_read_one(f).await;
         };
         // Asked before the read, so a commit between the two only makes this answer look
         // older than it is (see `read_cache`).
@@ -285,14 +286,14 @@ impl DieselStore {
             Err(error) => {
                 let error = StoreError::from(error);
                 tracing::warn!(%error, "read cache: no data_version; reading uncached");
-                return self.run_read(f).await;
+                return self.run_read_one(f).await;
             }
         };
         let memo = memo(cache);
         if let Some(answer) = memo.get(&key, asked.version) {
             return Ok(answer);
         }
-        let answer = self.run_read(f).await?;
+        let answer = self.run_read_one(f).await?;
         if asked.quiet {
             memo.put(key, asked.version, &answer);
         }
@@ -330,7 +331,7 @@ mod tests {
         let roomy = DieselStore::connect(&url).unwrap();
         roomy.migrate().await.unwrap();
         let pages = diesel::sql_query("PRAGMA page_count")
-            .get_result::<Pages>(&mut roomy.pool.get().unwrap())
+            .get_result::<Pages>(&mut **roomy.pool.get().unwrap())
             .unwrap()
             .page_count;
         let options = PoolOptions {
@@ -361,7 +362,7 @@ mod tests {
         assert!(matches!(store.ping().await, Err(StoreError::Full(_))));
 
         diesel::sql_query("DELETE FROM settings WHERE name LIKE 'fill-%'")
-            .execute(&mut roomy.pool.get().unwrap())
+            .execute(&mut **roomy.pool.get().unwrap())
             .unwrap();
         store.ping().await.expect("room again");
         store

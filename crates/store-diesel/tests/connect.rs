@@ -1,6 +1,8 @@
 //! Opening a store: what `connect` and `migrate` promise an operator, on SQLite (and on
 //! PostgreSQL where it cannot fail to be reached).
 
+mod support;
+
 use std::time::Duration;
 
 use sounding_domain::ports::SettingsStore;
@@ -105,4 +107,44 @@ async fn a_store_with_its_own_pool_works_on_the_same_database() {
         store.get_or_init_setting("probe", "second").await.unwrap(),
         "first"
     );
+}
+
+/// A pooled PostgreSQL connection used a moment ago is handed out without a ping; when it has
+/// died meanwhile (here: terminated by the server), the call on it fails once and the pool
+/// replaces it, so the next call works instead of failing until the connection sits idle.
+/// The reads are single statements outside a transaction: no transaction left open gives the
+/// dead connection away, only the failure itself.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_connection_that_died_is_replaced_after_one_failure() {
+    use diesel::{Connection, PgConnection, RunQueryDsl};
+    use sounding_domain::ports::AccessStore;
+
+    let Some(url) = support::postgres_database().await else {
+        return;
+    };
+    let options = PoolOptions {
+        max_connections: 1,
+        ..PoolOptions::default()
+    };
+    let store = DieselStore::connect_with(&url, options).unwrap();
+    store.migrate().await.unwrap();
+    let read = || store.api_key_by_hash("no such key");
+    assert!(read().await.unwrap().is_none());
+
+    let mut admin = PgConnection::establish(&url).unwrap();
+    diesel::sql_query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .execute(&mut admin)
+    .unwrap();
+
+    // Used a moment ago, so not pinged: this call meets the dead connection.
+    assert!(read().await.is_err(), "the dead connection was handed out");
+    for _ in 0..3 {
+        assert!(
+            read().await.unwrap().is_none(),
+            "a fresh connection serves the calls after the failed one"
+        );
+    }
 }

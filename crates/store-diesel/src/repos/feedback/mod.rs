@@ -40,7 +40,7 @@ use crate::{
     error::{DbError, DbResult},
     raw_sql::{add_to_count, KeptCount},
     schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
-    tx::write_tx,
+    tx::{self, write_tx},
     DieselStore,
 };
 
@@ -195,7 +195,7 @@ impl FeedbackStore for DieselStore {
         self.run_read_cached(
             |cache| &cache.items,
             Some(key),
-            move |conn| read_view(conn, &team, Key::Id(id)),
+            move |conn| tx::read(conn, |conn| read_view(conn, &team, Key::Id(id))),
         )
         .await
     }
@@ -308,7 +308,7 @@ impl FeedbackStore for DieselStore {
         self.run_read_cached(
             |cache| &cache.lists,
             key,
-            move |conn| list::list(conn, &team, &query),
+            move |conn| tx::read(conn, |conn| list::list(conn, &team, &query)),
         )
         .await
     }

@@ -42,7 +42,7 @@ use crate::{
     schema::{
         stages, subscribers, topic_comments, topic_follows, topic_visits, topic_votes, topics,
     },
-    tx::write_tx,
+    tx::{self, write_tx},
     DieselStore,
 };
 
@@ -265,7 +265,7 @@ impl TopicStore for DieselStore {
         self.run_read_cached(
             |cache| &cache.topics,
             Some(key),
-            move |conn| read_view(conn, &team, Key::Id(id)),
+            move |conn| tx::read(conn, |conn| read_view(conn, &team, Key::Id(id))),
         )
         .await
     }
@@ -665,7 +665,7 @@ impl TopicStore for DieselStore {
         self.run_read_cached(
             |cache| &cache.threads,
             Some(key),
-            move |conn| threads::threads(conn, &team, &query),
+            move |conn| tx::read(conn, |conn| threads::threads(conn, &team, &query)),
         )
         .await
     }
