@@ -12,6 +12,8 @@ mod raw_sql;
 mod read_cache;
 mod repos;
 mod schema;
+#[cfg(test)]
+mod test_support;
 mod tx;
 mod writer;
 

@@ -5,6 +5,7 @@ mod access;
 mod boards;
 mod documents;
 mod feedback;
+mod follows;
 pub(crate) mod lock;
 mod notifications;
 pub(crate) mod outbox;

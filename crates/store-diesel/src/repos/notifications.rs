@@ -257,7 +257,6 @@ mod tests {
         Arc,
     };
 
-    use diesel::{connection::InstrumentationEvent, Connection};
     use sounding_domain::{
         event::EventKind,
         ids::{FeedbackId, SubscriberId},
@@ -266,20 +265,13 @@ mod tests {
     };
 
     use super::*;
+    use crate::test_support::count_statements;
 
     /// A migrated in-memory database (foreign keys off, so rows need no parents) and a counter
     /// of the statements run on it.
     fn counted() -> (DbConnection, Arc<AtomicUsize>) {
         let mut conn = crate::migrations::scratch_sqlite();
-        let statements = Arc::new(AtomicUsize::new(0));
-        let counter = statements.clone();
-        if let DbConnection::Sqlite(inner) = &mut conn {
-            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
-                    counter.fetch_add(1, Ordering::SeqCst);
-                }
-            });
-        }
+        let statements = count_statements(&mut conn);
         (conn, statements)
     }
 

@@ -158,15 +158,12 @@ pub(crate) fn erase(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc,
-    };
+    use std::sync::atomic::Ordering;
 
-    use diesel::{connection::InstrumentationEvent, Connection};
     use sounding_domain::{ids::TeamId, page::PageRequest, subscriber::Identify};
 
     use super::*;
+    use crate::test_support::count_statements;
 
     #[test]
     fn a_list_is_two_statements_whatever_the_page_size() {
@@ -181,15 +178,7 @@ mod tests {
                 .execute(&mut conn)
                 .unwrap();
         }
-        let statements = Arc::new(AtomicUsize::new(0));
-        let counter = statements.clone();
-        if let DbConnection::Sqlite(inner) = &mut conn {
-            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
-                    counter.fetch_add(1, Ordering::SeqCst);
-                }
-            });
-        }
+        let statements = count_statements(&mut conn);
         for (limit, expected) in [(1, 1), (25, 25), (100, 30)] {
             statements.store(0, Ordering::SeqCst);
             let page = PageRequest::new(Some(limit), None, 20).unwrap();

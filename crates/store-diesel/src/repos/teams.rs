@@ -17,6 +17,7 @@ use super::{
     from_db_time, parse_id, to_db_time,
 };
 use crate::{
+    connection::DbConnection,
     edits::locked,
     error::{DbError, DbResult},
     schema::{api_keys, team_users, teams},
@@ -64,6 +65,24 @@ impl TeamRow {
     }
 }
 
+/// How a team is looked up.
+enum Key {
+    Id(String),
+    Subdomain(String),
+}
+
+/// The team, if there is one.
+fn read_team(conn: &mut DbConnection, key: Key) -> DbResult<Option<Team>> {
+    let all = teams::table.select(TeamRow::as_select());
+    match key {
+        Key::Id(id) => all.filter(teams::id.eq(id)).get_result(conn),
+        Key::Subdomain(subdomain) => all.filter(teams::subdomain.eq(subdomain)).get_result(conn),
+    }
+    .optional()?
+    .map(TeamRow::into_domain)
+    .transpose()
+}
+
 #[async_trait]
 impl TeamStore for DieselStore {
     async fn any_team(&self) -> StoreResult<bool> {
@@ -100,30 +119,14 @@ impl TeamStore for DieselStore {
 
     async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
         let id = id.to_string();
-        self.run_read(move |conn| {
-            teams::table
-                .find(id)
-                .select(TeamRow::as_select())
-                .get_result(conn)
-                .optional()?
-                .map(TeamRow::into_domain)
-                .transpose()
-        })
-        .await
+        self.run_read(move |conn| read_team(conn, Key::Id(id)))
+            .await
     }
 
     async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
         let subdomain = subdomain.to_owned();
-        self.run_read(move |conn| {
-            teams::table
-                .filter(teams::subdomain.eq(subdomain))
-                .select(TeamRow::as_select())
-                .get_result(conn)
-                .optional()?
-                .map(TeamRow::into_domain)
-                .transpose()
-        })
-        .await
+        self.run_read(move |conn| read_team(conn, Key::Subdomain(subdomain)))
+            .await
     }
 
     async fn edit_team(&self, id: TeamId, edit: Edit<Team>) -> StoreResult<Edited<Team>> {

@@ -203,7 +203,7 @@ mod tests {
         Arc,
     };
 
-    use diesel::{connection::InstrumentationEvent, Connection, RunQueryDsl};
+    use diesel::RunQueryDsl;
     use sounding_domain::{
         feedback::{Feedback, FeedbackStatus, Priority},
         ids::{BoardId, FeedbackId, SubscriberId, TeamId},
@@ -213,21 +213,54 @@ mod tests {
 
     use super::*;
     use crate::schema::feedback;
+    use crate::test_support::count_statements;
 
     /// A migrated in-memory database (foreign keys off, so items need no team or creators)
     /// and a counter of the statements run on it.
     fn counted() -> (DbConnection, Arc<AtomicUsize>) {
         let mut conn = crate::migrations::scratch_sqlite();
-        let statements = Arc::new(AtomicUsize::new(0));
-        let counter = statements.clone();
-        if let DbConnection::Sqlite(inner) = &mut conn {
-            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-                if matches!(event, InstrumentationEvent::StartQuery { .. }) {
-                    counter.fetch_add(1, Ordering::SeqCst);
-                }
-            });
-        }
+        let statements = count_statements(&mut conn);
         (conn, statements)
+    }
+
+    /// Adds the team's `n`th board.
+    fn insert_board(conn: &mut DbConnection, team: TeamId, board: BoardId, n: usize) {
+        diesel::sql_query(format!(
+            "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
+             updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
+             '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+        ))
+        .execute(conn)
+        .unwrap();
+    }
+
+    /// An item published on `board` at `t0`, as it is just after it was created.
+    fn published_item(team: TeamId, board: BoardId, t0: Timestamp) -> Feedback {
+        Feedback {
+            id: FeedbackId::new(),
+            team_id: team,
+            board_id: Some(board),
+            url_id: "u1".into(),
+            title: "item".into(),
+            text: String::new(),
+            status: FeedbackStatus::InReview,
+            priority: Priority::Medium,
+            kind: None,
+            creator_id: SubscriberId::new(),
+            meta: Default::default(),
+            published_at: Some(t0),
+            archived_at: None,
+            created_at: t0,
+            updated_at: t0,
+            last_modified_by_id: None,
+        }
+    }
+
+    fn insert_item(conn: &mut DbConnection, item: &Feedback) {
+        diesel::insert_into(feedback::table)
+            .values(&FeedbackRow::new_item(item).unwrap())
+            .execute(conn)
+            .unwrap();
     }
 
     #[test]
@@ -236,13 +269,7 @@ mod tests {
         let team = TeamId::new();
         let boards: Vec<BoardId> = (0..5).map(|_| BoardId::new()).collect();
         for (n, board) in boards.iter().enumerate() {
-            diesel::sql_query(format!(
-                "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
-                 updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
-                 '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
-            ))
-            .execute(&mut conn)
-            .unwrap();
+            insert_board(&mut conn, team, *board, n);
         }
         let tags: Vec<String> = ["Bug", "Idea"]
             .iter()
@@ -262,27 +289,13 @@ mod tests {
         let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
         for n in 0..60_i64 {
             let f = Feedback {
-                id: FeedbackId::new(),
-                team_id: team,
-                board_id: Some(boards[(n % 5) as usize]),
                 url_id: format!("u{n:09}"),
                 title: format!("item {n}"),
-                text: String::new(),
-                status: FeedbackStatus::InReview,
-                priority: Priority::Medium,
-                kind: None,
-                creator_id: SubscriberId::new(),
-                meta: Default::default(),
-                published_at: Some(t0),
-                archived_at: None,
                 created_at: t0.plus_seconds(n),
-                updated_at: t0,
                 last_modified_by_id: Some(SubscriberId::new()),
+                ..published_item(team, boards[(n % 5) as usize], t0)
             };
-            diesel::insert_into(feedback::table)
-                .values(&FeedbackRow::new_item(&f).unwrap())
-                .execute(&mut conn)
-                .unwrap();
+            insert_item(&mut conn, &f);
             // Two tags on every item: the page's tags still come in one statement.
             for tag in &tags {
                 diesel::sql_query(format!(
@@ -329,36 +342,9 @@ mod tests {
     fn a_public_board_list_reads_the_boards_partial_index_and_never_sorts() {
         let (mut conn, _) = counted();
         let (team, board) = (TeamId::new(), BoardId::new());
-        diesel::sql_query(format!(
-            "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
-             updated_at) VALUES ('{board}', '{team}', 'B', 'b', 0, '2026-01-01 00:00:00', \
-             '2026-01-01 00:00:00')"
-        ))
-        .execute(&mut conn)
-        .unwrap();
+        insert_board(&mut conn, team, board, 0);
         let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
-        let item = Feedback {
-            id: FeedbackId::new(),
-            team_id: team,
-            board_id: Some(board),
-            url_id: "u1".into(),
-            title: "item".into(),
-            text: String::new(),
-            status: FeedbackStatus::InReview,
-            priority: Priority::Medium,
-            kind: None,
-            creator_id: SubscriberId::new(),
-            meta: Default::default(),
-            published_at: Some(t0),
-            archived_at: None,
-            created_at: t0,
-            updated_at: t0,
-            last_modified_by_id: None,
-        };
-        diesel::insert_into(feedback::table)
-            .values(&FeedbackRow::new_item(&item).unwrap())
-            .execute(&mut conn)
-            .unwrap();
+        insert_item(&mut conn, &published_item(team, board, t0));
         for (sort, index) in [
             (FeedbackSort::Top, "feedback_public_board_top_idx"),
             (FeedbackSort::Newest, "feedback_public_board_newest_idx"),

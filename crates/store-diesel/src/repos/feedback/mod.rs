@@ -25,11 +25,10 @@ use sounding_domain::{
     DomainError, Entity,
 };
 
-use self::rows::{follow, views, CommentRow, FeedbackRow, FollowRow, VoteRow};
+use self::rows::{follow, followers, unfollow, views, CommentRow, FeedbackRow, VoteRow};
 use super::{
     lock::{lock_row, Lock},
     outbox::insert_events,
-    parse_id,
     subscribers::people_by_id,
     tags::known_tags,
     to_db_time,
@@ -174,15 +173,7 @@ impl FeedbackStore for DieselStore {
                 if !tags.is_empty() {
                     curation::retag(conn, &row.team_id, &row.id, &tags)?;
                 }
-                follow(
-                    conn,
-                    &FollowRow {
-                        feedback_id: &row.id,
-                        subscriber_id: &row.creator_id,
-                        team_id: &row.team_id,
-                        created_at: row.created_at,
-                    },
-                )?;
+                follow(conn, &row.team_id, &row.id, &row.creator_id, row.created_at)?;
                 insert_events(conn, &events)
             })
         })
@@ -442,12 +433,10 @@ impl FeedbackStore for DieselStore {
                 add_to_count(conn, COMMENTS, &row.feedback_id, 1)?;
                 follow(
                     conn,
-                    &FollowRow {
-                        feedback_id: &row.feedback_id,
-                        subscriber_id: &row.subscriber_id,
-                        team_id: &row.team_id,
-                        created_at: row.created_at,
-                    },
+                    &row.team_id,
+                    &row.feedback_id,
+                    &row.subscriber_id,
+                    row.created_at,
                 )?;
                 insert_events(conn, &events)?;
                 Ok(true)
@@ -600,22 +589,9 @@ impl FeedbackStore for DieselStore {
                     return Ok(false);
                 }
                 if follow_it {
-                    follow(
-                        conn,
-                        &FollowRow {
-                            feedback_id: &id,
-                            subscriber_id: &subscriber,
-                            team_id: &team,
-                            created_at: now,
-                        },
-                    )?;
+                    follow(conn, &team, &id, &subscriber, now)?;
                 } else {
-                    diesel::delete(
-                        feedback_follows::table
-                            .filter(feedback_follows::feedback_id.eq(&id))
-                            .filter(feedback_follows::subscriber_id.eq(&subscriber)),
-                    )
-                    .execute(conn)?;
+                    unfollow(conn, &id, &subscriber)?;
                 }
                 Ok(true)
             })
@@ -629,20 +605,6 @@ impl FeedbackStore for DieselStore {
         feedback: FeedbackId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), feedback.to_string());
-        self.run_read(move |conn| {
-            feedback_follows::table
-                .filter(feedback_follows::feedback_id.eq(id))
-                .filter(feedback_follows::team_id.eq(team))
-                .order((
-                    feedback_follows::created_at.asc(),
-                    feedback_follows::subscriber_id.asc(),
-                ))
-                .select(feedback_follows::subscriber_id)
-                .load::<String>(conn)?
-                .iter()
-                .map(|raw| parse_id("feedback_follows.subscriber_id", raw))
-                .collect()
-        })
-        .await
+        self.run_read(move |conn| followers(conn, &team, &id)).await
     }
 }

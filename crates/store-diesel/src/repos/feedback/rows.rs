@@ -218,27 +218,7 @@ impl CommentRow {
     }
 }
 
-#[derive(Insertable)]
-#[diesel(table_name = feedback_follows)]
-pub(super) struct FollowRow<'a> {
-    pub(super) feedback_id: &'a str,
-    pub(super) subscriber_id: &'a str,
-    pub(super) team_id: &'a str,
-    pub(super) created_at: PrimitiveDateTime,
-}
-
-/// Makes the subscriber follow the item unless they already do.
-pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<()> {
-    crate::connection::per_backend!(conn, |inner| diesel::insert_into(feedback_follows::table)
-        .values(row)
-        .on_conflict((
-            feedback_follows::feedback_id,
-            feedback_follows::subscriber_id
-        ))
-        .do_nothing()
-        .execute(inner))?;
-    Ok(())
-}
+super::super::follows::follows!(feedback_follows, feedback_id);
 
 /// The team's boards among `ids` as shown with an item, by id, in one query (by primary key,
 /// the team checked on the rows: see `people_by_id`).

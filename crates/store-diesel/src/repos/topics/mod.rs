@@ -26,12 +26,12 @@ use sounding_domain::{
 };
 
 use self::rows::{
-    follow, topic_refs_by_id, views, CommentRow, FollowRow, TopicChanges, TopicRow, VoteRow,
+    follow, followers, topic_refs_by_id, unfollow, views, CommentRow, TopicChanges, TopicRow,
+    VoteRow,
 };
 use super::{
     lock::{lock_row, Lock},
     outbox::insert_events,
-    parse_id,
     subscribers::{people_by_id, SubscriberRow},
     to_db_time,
 };
@@ -162,19 +162,8 @@ fn comment_view(
     row: CommentRow,
 ) -> DbResult<TopicCommentView> {
     let author = people_by_id(conn, team, [row.creator_id.as_str()])?.remove(&row.creator_id);
-    let topic = topic_refs_by_id(conn, team, [row.topic_id.as_str()])?
-        .remove(&row.topic_id)
-        .ok_or_else(|| {
-            DbError::corrupt(
-                "topic_comments.topic_id",
-                format!("no topic {}", row.topic_id),
-            )
-        })?;
-    Ok(TopicCommentView {
-        comment: row.into_domain()?,
-        author,
-        topic,
-    })
+    let topic = topic_refs_by_id(conn, team, [row.topic_id.as_str()])?.remove(&row.topic_id);
+    row.into_view(author, topic)
 }
 
 /// The team's comment as it is once its topic is locked (every writer of a topic's comments
@@ -246,12 +235,10 @@ impl TopicStore for DieselStore {
                     .execute(conn)?;
                 follow(
                     conn,
-                    &FollowRow {
-                        topic_id: &row.id,
-                        subscriber_id: &row.subscriber_id,
-                        team_id: &row.team_id,
-                        created_at: row.created_at,
-                    },
+                    &row.team_id,
+                    &row.id,
+                    &row.subscriber_id,
+                    row.created_at,
                 )?;
                 insert_events(conn, &events)
             })
@@ -522,12 +509,10 @@ impl TopicStore for DieselStore {
                 add_to_count(conn, COMMENTS, &row.topic_id, 1)?;
                 follow(
                     conn,
-                    &FollowRow {
-                        topic_id: &row.topic_id,
-                        subscriber_id: &row.creator_id,
-                        team_id: &row.team_id,
-                        created_at: row.created_at,
-                    },
+                    &row.team_id,
+                    &row.topic_id,
+                    &row.creator_id,
+                    row.created_at,
                 )?;
                 insert_events(conn, &events)?;
                 Ok(true)
@@ -686,22 +671,9 @@ impl TopicStore for DieselStore {
                     return Ok(false);
                 }
                 if follow_it {
-                    follow(
-                        conn,
-                        &FollowRow {
-                            topic_id: &id,
-                            subscriber_id: &subscriber,
-                            team_id: &team,
-                            created_at: at,
-                        },
-                    )?;
+                    follow(conn, &team, &id, &subscriber, at)?;
                 } else {
-                    diesel::delete(
-                        topic_follows::table
-                            .filter(topic_follows::topic_id.eq(&id))
-                            .filter(topic_follows::subscriber_id.eq(&subscriber)),
-                    )
-                    .execute(conn)?;
+                    unfollow(conn, &id, &subscriber)?;
                 }
                 Ok(true)
             })
@@ -715,20 +687,6 @@ impl TopicStore for DieselStore {
         topic: TopicId,
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), topic.to_string());
-        self.run_read(move |conn| {
-            topic_follows::table
-                .filter(topic_follows::topic_id.eq(id))
-                .filter(topic_follows::team_id.eq(team))
-                .order((
-                    topic_follows::created_at.asc(),
-                    topic_follows::subscriber_id.asc(),
-                ))
-                .select(topic_follows::subscriber_id)
-                .load::<String>(conn)?
-                .iter()
-                .map(|raw| parse_id("topic_follows.subscriber_id", raw))
-                .collect()
-        })
-        .await
+        self.run_read(move |conn| followers(conn, &team, &id)).await
     }
 }

@@ -6,15 +6,16 @@ use std::collections::HashMap;
 
 use diesel::prelude::*;
 use sounding_domain::{
+    subscriber::SubscriberRef,
     topic::{StageRef, Topic, TopicView},
-    topic_comment::{CommentSource, TopicComment, TopicRef},
+    topic_comment::{CommentSource, TopicComment, TopicCommentView, TopicRef},
     topic_vote::TopicVote,
 };
 use time::PrimitiveDateTime;
 
 use super::super::{from_db_time, parse_id, parse_json_object, to_db_time, to_json_object};
 use crate::{
-    connection::{per_backend, DbConnection},
+    connection::DbConnection,
     error::{DbError, DbResult},
     one_of::distinct,
     one_of::one_of,
@@ -205,26 +206,29 @@ impl CommentRow {
             deleted_at: self.deleted_at.map(from_db_time),
         })
     }
+
+    /// The comment as shown, with its author and its topic: `topic` is `None` only when the
+    /// database is corrupt, as a comment goes with its topic.
+    pub(super) fn into_view(
+        self,
+        author: Option<SubscriberRef>,
+        topic: Option<TopicRef>,
+    ) -> DbResult<TopicCommentView> {
+        let topic = topic.ok_or_else(|| {
+            DbError::corrupt(
+                "topic_comments.topic_id",
+                format!("no topic {}", self.topic_id),
+            )
+        })?;
+        Ok(TopicCommentView {
+            comment: self.into_domain()?,
+            author,
+            topic,
+        })
+    }
 }
 
-#[derive(Insertable)]
-#[diesel(table_name = topic_follows)]
-pub(super) struct FollowRow<'a> {
-    pub(super) topic_id: &'a str,
-    pub(super) subscriber_id: &'a str,
-    pub(super) team_id: &'a str,
-    pub(super) created_at: PrimitiveDateTime,
-}
-
-/// Makes the subscriber follow the topic unless they already do.
-pub(super) fn follow(conn: &mut DbConnection, row: &FollowRow<'_>) -> DbResult<()> {
-    per_backend!(conn, |inner| diesel::insert_into(topic_follows::table)
-        .values(row)
-        .on_conflict((topic_follows::topic_id, topic_follows::subscriber_id))
-        .do_nothing()
-        .execute(inner))?;
-    Ok(())
-}
+super::super::follows::follows!(topic_follows, topic_id);
 
 /// The team's stages among `ids` as shown with a topic, by id, in one query.
 fn stages_by_id<'a>(

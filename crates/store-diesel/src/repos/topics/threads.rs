@@ -16,7 +16,7 @@ use sounding_domain::{
 use super::rows::{topic_refs_by_id, CommentRow};
 use crate::{
     connection::DbConnection,
-    error::{DbError, DbResult},
+    error::DbResult,
     one_of::one_of,
     raw_sql::RawSql,
     repos::paging::{counted_page, ListSql},
@@ -84,18 +84,8 @@ pub(super) fn threads(
 
     let view = |row: CommentRow| -> DbResult<TopicCommentView> {
         let author = authors.get(&row.creator_id).cloned();
-        // A comment goes with its topic, so its topic is always there.
-        let topic = topics.get(&row.topic_id).cloned().ok_or_else(|| {
-            DbError::corrupt(
-                "topic_comments.topic_id",
-                format!("no topic {}", row.topic_id),
-            )
-        })?;
-        Ok(TopicCommentView {
-            comment: row.into_domain()?,
-            author,
-            topic,
-        })
+        let topic = topics.get(&row.topic_id).cloned();
+        row.into_view(author, topic)
     };
     let mut replies_by_root: HashMap<String, Vec<TopicCommentView>> = HashMap::new();
     for row in replies {

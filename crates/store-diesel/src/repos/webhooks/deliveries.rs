@@ -42,7 +42,10 @@ use crate::{
     error::{DbError, DbResult},
     one_of::distinct,
     raw_sql::{Param, RawSql},
-    repos::lock::{lock_row, Lock},
+    repos::{
+        lock::{lock_row, Lock},
+        paging::count,
+    },
     schema::{outbox_events, webhook_deliveries, webhooks},
 };
 
@@ -78,6 +81,31 @@ pub(super) fn lock_webhook(conn: &mut DbConnection, id: &str, lock: Lock) -> DbR
     Ok(found.is_some())
 }
 
+/// What ends a delivery `failed` with `error`: nothing more to attempt, its lease released.
+#[derive(AsChangeset)]
+#[diesel(table_name = webhook_deliveries, treat_none_as_null = true)]
+struct Failed<'a> {
+    status: &'a str,
+    last_error: Option<&'a str>,
+    next_attempt_at: Option<PrimitiveDateTime>,
+    lease_owner: Option<&'a str>,
+    lease_until: Option<PrimitiveDateTime>,
+    updated_at: PrimitiveDateTime,
+}
+
+impl<'a> Failed<'a> {
+    fn with(error: &'a str, at: PrimitiveDateTime) -> Self {
+        Self {
+            status: DeliveryStatus::Failed.as_str(),
+            last_error: Some(error),
+            next_attempt_at: None,
+            lease_owner: None,
+            lease_until: None,
+            updated_at: at,
+        }
+    }
+}
+
 /// Ends the subscription's pending deliveries `failed` with `error`, their leases released.
 pub(super) fn fail_pending(
     conn: &mut DbConnection,
@@ -90,14 +118,7 @@ pub(super) fn fail_pending(
             .filter(webhook_deliveries::webhook_id.eq(webhook))
             .filter(webhook_deliveries::status.eq(DeliveryStatus::Pending.as_str())),
     )
-    .set((
-        webhook_deliveries::status.eq(DeliveryStatus::Failed.as_str()),
-        webhook_deliveries::last_error.eq(Some(error)),
-        webhook_deliveries::next_attempt_at.eq(None::<PrimitiveDateTime>),
-        webhook_deliveries::lease_owner.eq(None::<String>),
-        webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
-        webhook_deliveries::updated_at.eq(at),
-    ))
+    .set(Failed::with(error, at))
     .execute(conn)?)
 }
 
@@ -110,20 +131,14 @@ fn fail_ids(
 ) -> DbResult<()> {
     for chunk in ids.chunks(IN_CHUNK) {
         diesel::update(webhook_deliveries::table.filter(webhook_deliveries::id.eq_any(chunk)))
-            .set((
-                webhook_deliveries::status.eq(DeliveryStatus::Failed.as_str()),
-                webhook_deliveries::last_error.eq(Some(error)),
-                webhook_deliveries::next_attempt_at.eq(None::<PrimitiveDateTime>),
-                webhook_deliveries::lease_owner.eq(None::<String>),
-                webhook_deliveries::lease_until.eq(None::<PrimitiveDateTime>),
-                webhook_deliveries::updated_at.eq(at),
-            ))
+            .set(Failed::with(error, at))
             .execute(conn)?;
     }
     Ok(())
 }
 
-/// An outbox event being fanned out.
+/// An outbox event being fanned out: its columns as `fan_out` selects them.
+#[derive(Queryable)]
 struct PendingEvent {
     seq: i64,
     id: String,
@@ -131,7 +146,8 @@ struct PendingEvent {
     event: String,
 }
 
-/// A subscription an event may fan out to.
+/// A subscription an event may fan out to: its columns as `fan_out` selects them.
+#[derive(Queryable)]
 struct Target {
     id: String,
     team_id: String,
@@ -163,22 +179,10 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
                 ))
         };
     }
-    type EventTuple = (i64, String, String, String);
     let batch: Vec<PendingEvent> = match conn {
-        DbConnection::Postgresql(inner) => pending!()
-            .for_update()
-            .skip_locked()
-            .load::<EventTuple>(inner)?,
-        DbConnection::Sqlite(inner) => pending!().load::<EventTuple>(inner)?,
-    }
-    .into_iter()
-    .map(|(seq, id, team_id, event)| PendingEvent {
-        seq,
-        id,
-        team_id,
-        event,
-    })
-    .collect();
+        DbConnection::Postgresql(inner) => pending!().for_update().skip_locked().load(inner)?,
+        DbConnection::Sqlite(inner) => pending!().load(inner)?,
+    };
     if batch.is_empty() {
         return Ok(0);
     }
@@ -200,19 +204,10 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
                 ))
         };
     }
-    type TargetTuple = (String, String, String, String);
     let targets: Vec<Target> = match conn {
-        DbConnection::Postgresql(inner) => targets!().for_key_share().load::<TargetTuple>(inner)?,
-        DbConnection::Sqlite(inner) => targets!().load::<TargetTuple>(inner)?,
-    }
-    .into_iter()
-    .map(|(id, team_id, event, target_url)| Target {
-        id,
-        team_id,
-        event,
-        target_url,
-    })
-    .collect();
+        DbConnection::Postgresql(inner) => targets!().for_key_share().load(inner)?,
+        DbConnection::Sqlite(inner) => targets!().load(inner)?,
+    };
 
     let mut by_kind: HashMap<(&str, &str), Vec<&Target>> = HashMap::new();
     for target in &targets {
@@ -271,11 +266,6 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
 /// writes most passes find none, and on SQLite `lease`'s write transaction would queue behind
 /// the clients' writes for nothing. Same condition as `lease`, through the same index.
 pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool> {
-    #[derive(diesel::QueryableByName)]
-    struct Due {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
     let now = to_db_time(now);
     let mut due = RawSql::new();
     due.push(
@@ -286,8 +276,7 @@ pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool>
     .push(" AND (d.lease_until IS NULL OR d.lease_until <= ")
     .param(Param::Timestamp(now))
     .push(") LIMIT 1) due");
-    let found: Vec<Due> = due.load(conn)?;
-    Ok(found.first().is_some_and(|due| due.n > 0))
+    Ok(count(&due, conn)? > 0)
 }
 
 /// Leases up to `limit` due deliveries whose lease is free or expired to `owner` until
