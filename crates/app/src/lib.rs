@@ -20,6 +20,8 @@ pub mod roadmaps;
 pub mod subscribers;
 pub mod tags;
 pub mod teams;
+#[cfg(test)]
+mod test_support;
 pub mod topics;
 mod url_id;
 pub mod users;

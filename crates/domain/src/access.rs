@@ -124,6 +124,18 @@ impl KeyHolder {
             _ => Ok(()),
         }
     }
+
+    /// A key of a new team, user and key id, for unit tests of the rules and the use cases.
+    #[cfg(any(test, feature = "mock"))]
+    pub fn sample(role: Role, read_only: bool) -> Self {
+        Self {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role,
+            read_only,
+        }
+    }
 }
 
 /// A caller holding a subscriber token.
@@ -167,19 +179,9 @@ impl Caller {
 mod tests {
     use super::*;
 
-    fn holder(role: Role, read_only: bool) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only,
-        }
-    }
-
     #[test]
     fn members_cannot_administer() {
-        let member = holder(Role::Member, false);
+        let member = KeyHolder::sample(Role::Member, false);
         assert!(member.require(Need::Read).is_ok());
         assert!(member.require(Need::Write).is_ok());
         assert_eq!(
@@ -188,17 +190,17 @@ mod tests {
                 "The member role cannot manage boards".into()
             ))
         );
-        assert!(holder(Role::Admin, false)
+        assert!(KeyHolder::sample(Role::Admin, false)
             .require(Need::Admin(AdminArea::Boards))
             .is_ok());
-        assert!(holder(Role::Owner, false)
+        assert!(KeyHolder::sample(Role::Owner, false)
             .require(Need::Admin(AdminArea::Settings))
             .is_ok());
     }
 
     #[test]
     fn read_only_keys_only_read() {
-        let key = holder(Role::Owner, true);
+        let key = KeyHolder::sample(Role::Owner, true);
         assert!(key.require(Need::Read).is_ok());
         assert!(key.require(Need::Write).is_err());
         assert!(key.require(Need::Admin(AdminArea::Settings)).is_err());

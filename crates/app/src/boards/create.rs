@@ -73,25 +73,9 @@ pub async fn create_board(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sounding_domain::{access::Role, ApiKeyId, DomainError, TeamId, Timestamp, UserId};
+    use crate::test_support::Fixed;
+    use sounding_domain::{access::Role, DomainError};
     use sounding_store_memory::MemoryStore;
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn admin() -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role: Role::Admin,
-            read_only: false,
-        }
-    }
 
     fn named(name: &str) -> BoardInput {
         BoardInput {
@@ -103,7 +87,7 @@ mod tests {
     #[tokio::test]
     async fn derived_slugs_are_made_unique_and_orders_append() {
         let store = MemoryStore::new();
-        let caller = admin();
+        let caller = KeyHolder::sample(Role::Admin, false);
         let a = create_board(&store, &Fixed, &caller, named("Ideas"))
             .await
             .unwrap();
@@ -117,7 +101,7 @@ mod tests {
     #[tokio::test]
     async fn an_explicit_taken_slug_is_a_conflict() {
         let store = MemoryStore::new();
-        let caller = admin();
+        let caller = KeyHolder::sample(Role::Admin, false);
         create_board(&store, &Fixed, &caller, named("Ideas"))
             .await
             .unwrap();
@@ -139,12 +123,22 @@ mod tests {
     #[tokio::test]
     async fn the_same_slug_is_free_in_another_team() {
         let store = MemoryStore::new();
-        create_board(&store, &Fixed, &admin(), named("Ideas"))
-            .await
-            .unwrap();
-        let other = create_board(&store, &Fixed, &admin(), named("Ideas"))
-            .await
-            .unwrap();
+        create_board(
+            &store,
+            &Fixed,
+            &KeyHolder::sample(Role::Admin, false),
+            named("Ideas"),
+        )
+        .await
+        .unwrap();
+        let other = create_board(
+            &store,
+            &Fixed,
+            &KeyHolder::sample(Role::Admin, false),
+            named("Ideas"),
+        )
+        .await
+        .unwrap();
         assert_eq!(other.board.slug, "ideas");
     }
 }
