@@ -25,6 +25,7 @@ mod test_support;
 pub mod topics;
 mod url_id;
 pub mod users;
+mod votes;
 pub mod wire;
 // Notifications, and feedback as CSV (export and import).
 pub mod feedback_csv;

@@ -3,7 +3,7 @@
 
 use crate::{
     error::{DomainError, DomainResult},
-    ids::{ApiKeyId, TeamId, UserId},
+    ids::{ApiKeyId, SubscriberId, TeamId, UserId},
     subscriber::Subscriber,
     timestamp::Timestamp,
 };
@@ -162,6 +162,14 @@ impl Caller {
         match self {
             Caller::Team(k) => k.team_id,
             Caller::Subscriber(s) => s.subscriber.team_id,
+        }
+    }
+
+    /// The subscriber behind a subscriber token; `None` for the team.
+    pub fn subscriber_id(&self) -> Option<SubscriberId> {
+        match self {
+            Caller::Team(_) => None,
+            Caller::Subscriber(s) => Some(s.subscriber.id),
         }
     }
 
