@@ -5,6 +5,7 @@
 use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     ports::{AccessStore, Clock, SubscriberStore},
+    subscriber::OnBehalfOf,
     SubscriberId,
 };
 
@@ -57,12 +58,8 @@ where
     S: AccessStore + SubscriberStore + ?Sized,
     T: VoteTarget<S>,
 {
-    holder.require(Need::Write)?;
-    let id = T::parse(raw_id)?;
-    let who = voter.parse()?;
-    let caller = Caller::Team(holder.clone());
     // The target first: a subscriber is created for an e-mail only for a vote that can land.
-    id.ensure_votable(store, &caller).await?;
+    let (id, caller, who) = team_vote::<S, T>(store, holder, raw_id, voter).await?;
     let subscriber = subscriber_for(store, holder, who, clock.now()).await?;
     id.cast(store, clock, &caller, subscriber.id).await
 }
@@ -79,13 +76,29 @@ where
     S: AccessStore + SubscriberStore + ?Sized,
     T: VoteTarget<S>,
 {
+    let (id, caller, who) = team_vote::<S, T>(store, holder, raw_id, voter).await?;
+    let subscriber = existing_subscriber_for(store, holder, who).await?;
+    id.retract(store, &caller, subscriber.map(|s| s.id)).await
+}
+
+/// What a team's vote or unvote on behalf of a subscriber starts with: a key that may write,
+/// the target and the voter named, in that order, and the target votable by the team.
+async fn team_vote<S, T>(
+    store: &S,
+    holder: &KeyHolder,
+    raw_id: Option<&str>,
+    voter: OnBehalfInput,
+) -> AppResult<(T, Caller, OnBehalfOf)>
+where
+    S: ?Sized,
+    T: VoteTarget<S>,
+{
     holder.require(Need::Write)?;
     let id = T::parse(raw_id)?;
     let who = voter.parse()?;
     let caller = Caller::Team(holder.clone());
     id.ensure_votable(store, &caller).await?;
-    let subscriber = existing_subscriber_for(store, holder, who).await?;
-    id.retract(store, &caller, subscriber.map(|s| s.id)).await
+    Ok((id, caller, who))
 }
 
 /// A subscriber takes their own vote back, if there is one; the count after. What they may

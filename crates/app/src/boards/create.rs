@@ -77,6 +77,10 @@ mod tests {
     use sounding_domain::{access::Role, DomainError};
     use sounding_store_memory::MemoryStore;
 
+    fn admin() -> KeyHolder {
+        KeyHolder::sample(Role::Admin, false)
+    }
+
     fn named(name: &str) -> BoardInput {
         BoardInput {
             name: Some(name.into()),
@@ -87,7 +91,7 @@ mod tests {
     #[tokio::test]
     async fn derived_slugs_are_made_unique_and_orders_append() {
         let store = MemoryStore::new();
-        let caller = KeyHolder::sample(Role::Admin, false);
+        let caller = admin();
         let a = create_board(&store, &Fixed, &caller, named("Ideas"))
             .await
             .unwrap();
@@ -101,7 +105,7 @@ mod tests {
     #[tokio::test]
     async fn an_explicit_taken_slug_is_a_conflict() {
         let store = MemoryStore::new();
-        let caller = KeyHolder::sample(Role::Admin, false);
+        let caller = admin();
         create_board(&store, &Fixed, &caller, named("Ideas"))
             .await
             .unwrap();
@@ -123,22 +127,12 @@ mod tests {
     #[tokio::test]
     async fn the_same_slug_is_free_in_another_team() {
         let store = MemoryStore::new();
-        create_board(
-            &store,
-            &Fixed,
-            &KeyHolder::sample(Role::Admin, false),
-            named("Ideas"),
-        )
-        .await
-        .unwrap();
-        let other = create_board(
-            &store,
-            &Fixed,
-            &KeyHolder::sample(Role::Admin, false),
-            named("Ideas"),
-        )
-        .await
-        .unwrap();
+        create_board(&store, &Fixed, &admin(), named("Ideas"))
+            .await
+            .unwrap();
+        let other = create_board(&store, &Fixed, &admin(), named("Ideas"))
+            .await
+            .unwrap();
         assert_eq!(other.board.slug, "ideas");
     }
 }

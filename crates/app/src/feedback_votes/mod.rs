@@ -183,20 +183,13 @@ pub async fn vote_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Fixed;
     use sounding_domain::{
         feedback::FeedbackReach,
-        ports::{MockClock, MockFeedbackStore},
+        ports::MockFeedbackStore,
         subscriber::{Identify, Subscriber},
         TeamId, Timestamp,
     };
-
-    fn clock() -> MockClock {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .returning(|| Timestamp::from_unix_seconds(1_800_000_000).unwrap());
-        clock
-    }
 
     fn session(is_team_member: bool) -> SubscriberSession {
         let identify = Identify::new(Some("ada@example.com"), None, None, None, None).unwrap();
@@ -238,7 +231,7 @@ mod tests {
     async fn an_outsider_cannot_vote_on_a_private_boards_item_and_the_store_is_asked_once() {
         let store = private_board_item(0);
         let id = FeedbackId::new().to_string();
-        let refused = cast_vote(&store, &clock(), &session(false), Some(&id)).await;
+        let refused = cast_vote(&store, &Fixed, &session(false), Some(&id)).await;
         assert_eq!(refused.unwrap_err(), feedback_not_found());
     }
 
@@ -246,7 +239,7 @@ mod tests {
     async fn a_team_member_votes_on_a_private_boards_item() {
         let store = private_board_item(1);
         let id = FeedbackId::new().to_string();
-        let (vote, total) = cast_vote(&store, &clock(), &session(true), Some(&id))
+        let (vote, total) = cast_vote(&store, &Fixed, &session(true), Some(&id))
             .await
             .unwrap();
         assert_eq!((vote.feedback_id.to_string(), total), (id, 1));
@@ -260,7 +253,7 @@ mod tests {
             .times(1)
             .returning(|_, _, _, _| Ok(VoteOutcome::AlreadyVoted));
         let id = FeedbackId::new().to_string();
-        let refused = cast_vote(&store, &clock(), &session(false), Some(&id)).await;
+        let refused = cast_vote(&store, &Fixed, &session(false), Some(&id)).await;
         assert_eq!(
             refused.unwrap_err(),
             AppError::Domain(DomainError::Conflict(ALREADY_VOTED.into()))
