@@ -111,17 +111,15 @@ impl NewBoard {
         order: Option<i64>,
         meta: Option<&Value>,
     ) -> DomainResult<Self> {
+        // A missing name is reported before any other field; the rest is read as an update is.
+        let name = text::required("name", name, text::NAME_MAX)?;
+        let fields = BoardPatch::new(Some(&name), slug, description, order, meta)?;
         Ok(Self {
-            name: text::required("name", name, text::NAME_MAX)?,
-            slug: slug.map(parse_board_slug).transpose()?,
-            description: text::optional("description", description, text::TEXT_MAX)?
-                .unwrap_or_default(),
-            order: order.map(parse_order).transpose()?,
-            meta: meta
-                .filter(|m| !m.is_null())
-                .map(BoardMetaPatch::from_json)
-                .transpose()?
-                .unwrap_or_default(),
+            name,
+            slug: fields.slug,
+            description: fields.description.unwrap_or_default(),
+            order: fields.order,
+            meta: fields.meta,
         })
     }
 
