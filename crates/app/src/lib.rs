@@ -20,9 +20,12 @@ pub mod roadmaps;
 pub mod subscribers;
 pub mod tags;
 pub mod teams;
+#[cfg(test)]
+mod test_support;
 pub mod topics;
 mod url_id;
 pub mod users;
+mod votes;
 pub mod wire;
 // Notifications, and feedback as CSV (export and import).
 pub mod feedback_csv;

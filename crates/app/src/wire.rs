@@ -20,6 +20,18 @@ use sounding_domain::{
     TagId, TeamId, Timestamp, TopicCommentId, TopicId, TopicVoteId,
 };
 
+/// `From<&$from>` for a wire shape built by value from `$from`: the borrowed form clones.
+/// (A blanket impl over every `From<T>` would overlap the standard library's.)
+macro_rules! from_ref_by_clone {
+    ($from:ty => $to:ty) => {
+        impl From<&$from> for $to {
+            fn from(value: &$from) -> Self {
+                Self::from(value.clone())
+            }
+        }
+    };
+}
+
 /// A subscriber as shown with the things they wrote.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -32,11 +44,7 @@ pub struct SubscriberSummary {
     pub avatar_url: Option<String>,
 }
 
-impl From<&SubscriberRef> for SubscriberSummary {
-    fn from(s: &SubscriberRef) -> Self {
-        Self::from(s.clone())
-    }
-}
+from_ref_by_clone!(SubscriberRef => SubscriberSummary);
 
 impl From<SubscriberRef> for SubscriberSummary {
     fn from(s: SubscriberRef) -> Self {
@@ -150,11 +158,7 @@ pub struct FeedbackJson {
     pub is_subscribed: Option<bool>,
 }
 
-impl From<&FeedbackView> for FeedbackJson {
-    fn from(view: &FeedbackView) -> Self {
-        Self::from(view.clone())
-    }
-}
+from_ref_by_clone!(FeedbackView => FeedbackJson);
 
 /// By value, so a page of items moves its text into the response instead of copying it.
 impl From<FeedbackView> for FeedbackJson {
@@ -405,11 +409,7 @@ pub struct TopicCommentJson {
     pub replies: Option<Vec<TopicCommentJson>>,
 }
 
-impl From<&TopicCommentView> for TopicCommentJson {
-    fn from(view: &TopicCommentView) -> Self {
-        Self::from(view.clone())
-    }
-}
+from_ref_by_clone!(TopicCommentView => TopicCommentJson);
 
 impl From<TopicCommentView> for TopicCommentJson {
     fn from(view: TopicCommentView) -> Self {

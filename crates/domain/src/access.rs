@@ -3,7 +3,7 @@
 
 use crate::{
     error::{DomainError, DomainResult},
-    ids::{ApiKeyId, TeamId, UserId},
+    ids::{ApiKeyId, SubscriberId, TeamId, UserId},
     subscriber::Subscriber,
     timestamp::Timestamp,
 };
@@ -124,6 +124,18 @@ impl KeyHolder {
             _ => Ok(()),
         }
     }
+
+    /// A key of a new team, user and key id, for unit tests of the rules and the use cases.
+    #[cfg(any(test, feature = "mock"))]
+    pub fn sample(role: Role, read_only: bool) -> Self {
+        Self {
+            team_id: TeamId::new(),
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+            role,
+            read_only,
+        }
+    }
 }
 
 /// A caller holding a subscriber token.
@@ -153,6 +165,14 @@ impl Caller {
         }
     }
 
+    /// The subscriber behind a subscriber token; `None` for the team.
+    pub fn subscriber_id(&self) -> Option<SubscriberId> {
+        match self {
+            Caller::Team(_) => None,
+            Caller::Subscriber(s) => Some(s.subscriber.id),
+        }
+    }
+
     /// The team-member rule (decisions §5): a caller with the team's API key, or a subscriber
     /// whose e-mail is that of a user of the team (resolved at authentication).
     pub fn is_team_member(&self) -> bool {
@@ -167,19 +187,9 @@ impl Caller {
 mod tests {
     use super::*;
 
-    fn holder(role: Role, read_only: bool) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only,
-        }
-    }
-
     #[test]
     fn members_cannot_administer() {
-        let member = holder(Role::Member, false);
+        let member = KeyHolder::sample(Role::Member, false);
         assert!(member.require(Need::Read).is_ok());
         assert!(member.require(Need::Write).is_ok());
         assert_eq!(
@@ -188,17 +198,17 @@ mod tests {
                 "The member role cannot manage boards".into()
             ))
         );
-        assert!(holder(Role::Admin, false)
+        assert!(KeyHolder::sample(Role::Admin, false)
             .require(Need::Admin(AdminArea::Boards))
             .is_ok());
-        assert!(holder(Role::Owner, false)
+        assert!(KeyHolder::sample(Role::Owner, false)
             .require(Need::Admin(AdminArea::Settings))
             .is_ok());
     }
 
     #[test]
     fn read_only_keys_only_read() {
-        let key = holder(Role::Owner, true);
+        let key = KeyHolder::sample(Role::Owner, true);
         assert!(key.require(Need::Read).is_ok());
         assert!(key.require(Need::Write).is_err());
         assert!(key.require(Need::Admin(AdminArea::Settings)).is_err());

@@ -5,6 +5,7 @@ use serde_json::Value;
 use crate::{
     error::{DomainError, DomainResult},
     ids::{BoardId, TeamId},
+    meta::Settings,
     slug, text,
     timestamp::Timestamp,
 };
@@ -44,29 +45,13 @@ impl BoardMetaPatch {
         let Value::Object(map) = value else {
             return Err(DomainError::invalid("meta must be an object"));
         };
-        let flag = |key: &str| -> DomainResult<Option<bool>> {
-            match map.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Bool(b)) => Ok(Some(*b)),
-                Some(_) => Err(DomainError::invalid(format!(
-                    "meta.{key} must be a boolean"
-                ))),
-            }
-        };
-        let color = match map.get("color") {
-            None => None,
-            Some(Value::Null) => Some(None),
-            Some(Value::String(s)) => Some(Some(text::color("meta.color", s)?)),
-            Some(_) => {
-                return Err(DomainError::invalid(
-                    "meta.color must be a hex color like #3B82F6",
-                ))
-            }
-        };
+        let settings = Settings(map);
+        // The color is checked first: its error is the one a request with several bad keys gets.
+        let color = settings.color()?;
         Ok(Self {
-            is_public: flag("isPublic")?,
-            allow_public_submissions: flag("allowPublicSubmissions")?,
-            require_moderation: flag("requireModeration")?,
+            is_public: settings.flag("isPublic")?,
+            allow_public_submissions: settings.flag("allowPublicSubmissions")?,
+            require_moderation: settings.flag("requireModeration")?,
             color,
         })
     }
@@ -126,17 +111,15 @@ impl NewBoard {
         order: Option<i64>,
         meta: Option<&Value>,
     ) -> DomainResult<Self> {
+        // A missing name is reported before any other field; the rest is read as an update is.
+        let name = text::required("name", name, text::NAME_MAX)?;
+        let fields = BoardPatch::new(Some(&name), slug, description, order, meta)?;
         Ok(Self {
-            name: text::required("name", name, text::NAME_MAX)?,
-            slug: slug.map(parse_board_slug).transpose()?,
-            description: text::optional("description", description, text::TEXT_MAX)?
-                .unwrap_or_default(),
-            order: order.map(parse_order).transpose()?,
-            meta: meta
-                .filter(|m| !m.is_null())
-                .map(BoardMetaPatch::from_json)
-                .transpose()?
-                .unwrap_or_default(),
+            name,
+            slug: fields.slug,
+            description: fields.description.unwrap_or_default(),
+            order: fields.order,
+            meta: fields.meta,
         })
     }
 
@@ -181,9 +164,7 @@ impl BoardPatch {
         meta: Option<&Value>,
     ) -> DomainResult<Self> {
         Ok(Self {
-            name: name
-                .map(|n| text::required("name", Some(n), text::NAME_MAX))
-                .transpose()?,
+            name: text::required_if_given("name", name, text::NAME_MAX)?,
             slug: slug.map(parse_board_slug).transpose()?,
             description: text::optional("description", description, text::TEXT_MAX)?,
             order: order.map(parse_order).transpose()?,

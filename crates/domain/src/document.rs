@@ -103,9 +103,7 @@ pub struct DocumentPatch {
 impl DocumentPatch {
     pub fn new(title: Option<&str>, text: Option<&str>) -> DomainResult<Self> {
         Ok(Self {
-            title: title
-                .map(|t| text::required("title", Some(t), text::TITLE_MAX))
-                .transpose()?,
+            title: text::required_if_given("title", title, text::TITLE_MAX)?,
             text: text::optional("text", text, text::TEXT_MAX)?,
         })
     }

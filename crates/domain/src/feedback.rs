@@ -124,6 +124,29 @@ impl Feedback {
     pub fn is_public(&self) -> bool {
         self.published_at.is_some() && self.archived_at.is_none()
     }
+
+    /// A published item of a new team, on no board, for unit tests of the rules.
+    #[cfg(test)]
+    pub(crate) fn sample(now: Timestamp) -> Feedback {
+        Feedback {
+            id: FeedbackId::new(),
+            team_id: TeamId::new(),
+            board_id: None,
+            url_id: "abcdefghij".into(),
+            title: "Dark mode".into(),
+            text: String::new(),
+            status: FeedbackStatus::InReview,
+            priority: Priority::Medium,
+            kind: None,
+            creator_id: SubscriberId::new(),
+            meta: Meta::new(),
+            published_at: Some(now),
+            archived_at: None,
+            created_at: now,
+            updated_at: now,
+            last_modified_by_id: None,
+        }
+    }
 }
 
 /// The board a feedback item is on, as shown with it (and whether the public may see it).
@@ -393,9 +416,7 @@ impl FeedbackPatch {
         meta: Option<&Value>,
     ) -> DomainResult<Self> {
         Ok(Self {
-            title: title
-                .map(|t| text::required("title", Some(t), text::TITLE_MAX))
-                .transpose()?,
+            title: text::required_if_given("title", title, text::TITLE_MAX)?,
             text: text::optional("text", text, text::TEXT_MAX)?,
             kind: parse_kind(kind)?,
             meta: meta::validate_optional("meta", meta)?,
@@ -450,27 +471,6 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn sample(now: Timestamp) -> Feedback {
-        Feedback {
-            id: FeedbackId::new(),
-            team_id: TeamId::new(),
-            board_id: None,
-            url_id: "abcdefghij".into(),
-            title: "Dark mode".into(),
-            text: String::new(),
-            status: FeedbackStatus::InReview,
-            priority: Priority::Medium,
-            kind: None,
-            creator_id: SubscriberId::new(),
-            meta: Meta::new(),
-            published_at: Some(now),
-            archived_at: None,
-            created_at: now,
-            updated_at: now,
-            last_modified_by_id: None,
-        }
-    }
-
     #[test]
     fn statuses_and_priorities_parse_and_name_the_allowed_values() {
         for s in FeedbackStatus::ALL {
@@ -504,7 +504,7 @@ mod tests {
     #[test]
     fn the_url_follows_the_title_and_keeps_the_url_id() {
         let now = Timestamp::from_unix_seconds(1).unwrap();
-        let mut f = sample(now);
+        let mut f = Feedback::sample(now);
         assert_eq!(f.url(), "/dark-mode-abcdefghij");
         let patch = FeedbackPatch::content(Some("Darker mode"), None, None, None).unwrap();
         assert_eq!(patch.apply(&mut f, now.plus_seconds(1)), Ok(None));
@@ -515,7 +515,7 @@ mod tests {
     #[test]
     fn a_status_change_is_reported_only_when_it_changes() {
         let now = Timestamp::from_unix_seconds(1).unwrap();
-        let mut f = sample(now);
+        let mut f = Feedback::sample(now);
         let same = FeedbackPatch {
             status: Some(FeedbackStatus::InReview),
             ..Default::default()

@@ -102,26 +102,12 @@ impl FeedbackCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::feedback::Priority;
 
+    /// An item whose meta has a key the merge must keep.
     fn item(now: Timestamp) -> Feedback {
         Feedback {
-            id: FeedbackId::new(),
-            team_id: TeamId::new(),
-            board_id: None,
-            url_id: "abcdefghij".into(),
-            title: "A".into(),
-            text: String::new(),
-            status: FeedbackStatus::InReview,
-            priority: Priority::Medium,
-            kind: None,
-            creator_id: SubscriberId::new(),
             meta: serde_json::json!({"keep": 1}).as_object().unwrap().clone(),
-            published_at: Some(now),
-            archived_at: None,
-            created_at: now,
-            updated_at: now,
-            last_modified_by_id: None,
+            ..Feedback::sample(now)
         }
     }
 

@@ -3,7 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{DomainError, DomainResult};
+use crate::{
+    error::{DomainError, DomainResult},
+    text,
+};
 
 pub const META_MAX_BYTES: usize = 16 * 1024;
 pub const META_MAX_DEPTH: usize = 8;
@@ -34,6 +37,35 @@ pub fn validate_optional(field: &str, value: Option<&Value>) -> DomainResult<Opt
         .filter(|v| !v.is_null())
         .map(|v| validate(field, v))
         .transpose()
+}
+
+/// A `meta` of documented settings (a board's, a stage's): a key absent or `null` leaves its
+/// setting as it is; other keys are ignored.
+pub(crate) struct Settings<'a>(pub(crate) &'a Meta);
+
+impl Settings<'_> {
+    /// A boolean setting.
+    pub(crate) fn flag(&self, key: &str) -> DomainResult<Option<bool>> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(DomainError::invalid(format!(
+                "meta.{key} must be a boolean"
+            ))),
+        }
+    }
+
+    /// `color`: a hex color, or `null` to clear it (`Some(None)`).
+    pub(crate) fn color(&self) -> DomainResult<Option<Option<String>>> {
+        match self.0.get("color") {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(s)) => Ok(Some(Some(text::color("meta.color", s)?))),
+            Some(_) => Err(DomainError::invalid(
+                "meta.color must be a hex color like #3B82F6",
+            )),
+        }
+    }
 }
 
 /// Shallow merge: keys in `patch` replace those in `base`; a `null` value removes the key.

@@ -29,9 +29,7 @@ pub struct RoadmapPatch {
 impl RoadmapPatch {
     pub fn new(name: Option<&str>, description: Option<&str>) -> DomainResult<Self> {
         Ok(Self {
-            name: name
-                .map(|n| text::required("name", Some(n), text::NAME_MAX))
-                .transpose()?,
+            name: text::required_if_given("name", name, text::NAME_MAX)?,
             description: text::optional("description", description, text::TEXT_MAX)?,
         })
     }

@@ -6,6 +6,7 @@ use crate::{
     edit::Edit,
     error::{DomainError, DomainResult},
     ids::{RoadmapId, StageId, TeamId},
+    meta::Settings,
     text,
     timestamp::Timestamp,
 };
@@ -35,28 +36,12 @@ impl StageMetaPatch {
             Some(Value::Object(map)) => map,
             Some(_) => return Err(DomainError::invalid("meta must be an object")),
         };
-        let flag = |key: &str| -> DomainResult<Option<bool>> {
-            match map.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Bool(b)) => Ok(Some(*b)),
-                Some(_) => Err(DomainError::invalid(format!(
-                    "meta.{key} must be a boolean"
-                ))),
-            }
-        };
-        let color = match map.get("color") {
-            None => None,
-            Some(Value::Null) => Some(None),
-            Some(Value::String(s)) => Some(Some(text::color("meta.color", s)?)),
-            Some(_) => {
-                return Err(DomainError::invalid(
-                    "meta.color must be a hex color like #3B82F6",
-                ))
-            }
-        };
+        let settings = Settings(map);
+        // The color is checked first: its error is the one a request with several bad keys gets.
+        let color = settings.color()?;
         Ok(Self {
-            is_private: flag("isPrivate")?,
-            disable_moderation: flag("disableModeration")?,
+            is_private: settings.flag("isPrivate")?,
+            disable_moderation: settings.flag("disableModeration")?,
             color,
         })
     }

@@ -65,12 +65,8 @@ impl TeamPatch {
         allow_anonymous_feedback: Option<bool>,
         public_board_moderation: Option<bool>,
     ) -> DomainResult<Self> {
-        let name = match name {
-            Some(raw) => Some(text::required("name", Some(raw), text::NAME_MAX)?),
-            None => None,
-        };
         Ok(Self {
-            name,
+            name: text::required_if_given("name", name, text::NAME_MAX)?,
             allow_anonymous_feedback,
             public_board_moderation,
         })

@@ -249,18 +249,8 @@ pub fn key_use_due(last_used: Option<Timestamp>, now: Timestamp) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ids::ApiKeyId, subscriber::Identify};
+    use crate::subscriber::Identify;
     use serde_json::json;
-
-    fn holder(role: Role) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only: false,
-        }
-    }
 
     fn user(role: Role) -> TeamUser {
         NewUser::new(Some("u@x.io"), Some("U"), Some(role.as_str()))
@@ -323,8 +313,8 @@ mod tests {
 
     #[test]
     fn only_owners_make_or_change_owners() {
-        let admin = holder(Role::Admin);
-        let owner = holder(Role::Owner);
+        let admin = KeyHolder::sample(Role::Admin, false);
+        let owner = KeyHolder::sample(Role::Owner, false);
         assert!(may_create_user(&admin, Role::Admin).is_ok());
         assert!(may_create_user(&admin, Role::Owner).is_err());
         assert!(may_create_user(&owner, Role::Owner).is_ok());
@@ -338,7 +328,7 @@ mod tests {
 
     #[test]
     fn issued_keys_never_outrank_their_issuer() {
-        let admin = holder(Role::Admin);
+        let admin = KeyHolder::sample(Role::Admin, false);
         assert_eq!(issued_key_role(&admin, None).unwrap(), Role::Admin);
         assert_eq!(
             issued_key_role(&admin, Some(Role::Member)).unwrap(),

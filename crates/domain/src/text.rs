@@ -20,6 +20,16 @@ pub fn required(field: &str, raw: Option<&str>, max: usize) -> DomainResult<Stri
     bounded(field, value, max)
 }
 
+/// A field an update may change but not blank: absent stays absent; given, it is `required`.
+pub fn required_if_given(
+    field: &str,
+    raw: Option<&str>,
+    max: usize,
+) -> DomainResult<Option<String>> {
+    raw.map(|value| required(field, Some(value), max))
+        .transpose()
+}
+
 /// An optional text field: trimmed and at most `max` characters; absent stays absent.
 pub fn optional(field: &str, raw: Option<&str>, max: usize) -> DomainResult<Option<String>> {
     raw.map(|value| bounded(field, value.trim(), max))

@@ -173,9 +173,7 @@ impl TopicPatch {
         meta: Option<&Value>,
     ) -> DomainResult<Self> {
         Ok(Self {
-            title: title
-                .map(|t| text::required("title", Some(t), text::TITLE_MAX))
-                .transpose()?,
+            title: text::required_if_given("title", title, text::TITLE_MAX)?,
             description: text::optional("description", description, text::TEXT_MAX)?,
             text: text::optional("text", text, text::TEXT_MAX)?,
             meta: topic_meta(meta)?,

@@ -44,29 +44,13 @@ pub async fn issue_api_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Fixed;
     use crate::AppError;
-    use sounding_domain::{ports::MockAccessStore, ApiKeyId, TeamId, Timestamp, UserId};
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn holder(role: Role) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only: false,
-        }
-    }
+    use sounding_domain::ports::MockAccessStore;
 
     #[tokio::test]
     async fn a_key_is_issued_for_the_callers_user_with_the_callers_role() {
-        let caller = holder(Role::Admin);
+        let caller = KeyHolder::sample(Role::Admin, false);
         let (team, user) = (caller.team_id, caller.user_id);
         let mut access = MockAccessStore::new();
         access
@@ -88,7 +72,7 @@ mod tests {
         let err = issue_api_key(
             &access,
             &Fixed,
-            &holder(Role::Admin),
+            &KeyHolder::sample(Role::Admin, false),
             IssueApiKey {
                 role: Some("owner".into()),
                 ..Default::default()

@@ -77,28 +77,21 @@ pub async fn authenticate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Fixed;
     use crate::AppError;
     use sounding_domain::{
         access::{Role, SubscriberSession},
         api_key::{ApiKey, ApiKeyGrant},
-        ports::{MockAccessStore, MockClock, MockSubscriberStore, MockTokenCodec},
+        ports::{MockAccessStore, MockSubscriberStore, MockTokenCodec},
         subscriber::{Identify, Subscriber},
         token::SubscriberClaims,
         TeamId, Timestamp, UserId,
     };
 
-    fn clock() -> MockClock {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .returning(|| Timestamp::from_unix_seconds(1_800_000_000).unwrap());
-        clock
-    }
-
     /// `authenticate` with API keys only: no token is verified, no subscriber read.
     async fn with_keys(access: &MockAccessStore, credential: &Credential) -> AppResult<Caller> {
         let (subscribers, tokens) = (MockSubscriberStore::new(), MockTokenCodec::new());
-        authenticate(access, &subscribers, &tokens, &clock(), credential).await
+        authenticate(access, &subscribers, &tokens, &Fixed, credential).await
     }
 
     /// What `authenticate` answers when the token codec refuses with `error`.
@@ -106,7 +99,7 @@ mod tests {
         let mut tokens = MockTokenCodec::new();
         tokens.expect_verify().returning(move |_, _| Err(error));
         let (access, subscribers) = (MockAccessStore::new(), MockSubscriberStore::new());
-        authenticate(&access, &subscribers, &tokens, &clock(), credential)
+        authenticate(&access, &subscribers, &tokens, &Fixed, credential)
             .await
             .unwrap_err()
     }
@@ -239,7 +232,7 @@ mod tests {
                     &MockAccessStore::new(),
                     &subscribers,
                     &tokens,
-                    &clock(),
+                    &Fixed,
                     &Credential::Bearer("x.y.z".into()),
                 )
                 .await

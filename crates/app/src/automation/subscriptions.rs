@@ -189,28 +189,11 @@ pub async fn redeliver(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Fixed;
     use sounding_domain::{
         access::Role,
         ports::{MockHostResolver, MockWebhookStore},
-        ApiKeyId, TeamId, Timestamp, UserId,
     };
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn admin() -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role: Role::Admin,
-            read_only: false,
-        }
-    }
 
     fn resolving_to(address: &'static str) -> MockHostResolver {
         let mut resolver = MockHostResolver::new();
@@ -230,7 +213,7 @@ mod tests {
                 &store,
                 &resolving_to(address),
                 &Fixed,
-                &admin(),
+                &KeyHolder::sample(Role::Admin, false),
                 TargetPolicy::default(),
                 Some("https://hooks.test/x"),
                 Some("new_feedback"),
@@ -261,7 +244,7 @@ mod tests {
                 &store,
                 &resolver,
                 &Fixed,
-                &admin(),
+                &KeyHolder::sample(Role::Admin, false),
                 TargetPolicy::default(),
                 Some("https://hooks.test/x"),
                 Some("new_feedback"),

@@ -73,24 +73,12 @@ pub async fn create_board(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sounding_domain::{access::Role, ApiKeyId, DomainError, TeamId, Timestamp, UserId};
+    use crate::test_support::Fixed;
+    use sounding_domain::{access::Role, DomainError};
     use sounding_store_memory::MemoryStore;
 
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
     fn admin() -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role: Role::Admin,
-            read_only: false,
-        }
+        KeyHolder::sample(Role::Admin, false)
     }
 
     fn named(name: &str) -> BoardInput {

@@ -41,29 +41,10 @@ pub async fn create_document(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sounding_domain::{
-        access::Role, ports::MockDocumentStore, ports::StoreError, ApiKeyId, DomainError, TeamId,
-        Timestamp, UserId,
-    };
+    use crate::test_support::Fixed;
+    use sounding_domain::{access::Role, ports::MockDocumentStore, ports::StoreError, DomainError};
 
     use crate::AppError;
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn key(read_only: bool) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role: Role::Member,
-            read_only,
-        }
-    }
 
     fn titled(title: &str) -> NewDocumentInput {
         NewDocumentInput {
@@ -86,9 +67,14 @@ mod tests {
             .times(1)
             .in_sequence(&mut seq)
             .returning(|_| Ok(()));
-        let view = create_document(&store, &Fixed, &key(false), titled("Hello"))
-            .await
-            .unwrap();
+        let view = create_document(
+            &store,
+            &Fixed,
+            &KeyHolder::sample(Role::Member, false),
+            titled("Hello"),
+        )
+        .await
+        .unwrap();
         assert_eq!(view.document.url_id.len(), 10);
         assert_eq!(view.document.published_at, None);
     }
@@ -96,13 +82,23 @@ mod tests {
     #[tokio::test]
     async fn read_only_keys_and_bad_input_write_nothing() {
         let store = MockDocumentStore::new();
-        let err = create_document(&store, &Fixed, &key(true), titled("Hello"))
-            .await
-            .unwrap_err();
+        let err = create_document(
+            &store,
+            &Fixed,
+            &KeyHolder::sample(Role::Member, true),
+            titled("Hello"),
+        )
+        .await
+        .unwrap_err();
         assert!(matches!(err, AppError::Domain(DomainError::Forbidden(_))));
-        let err = create_document(&store, &Fixed, &key(false), titled(" "))
-            .await
-            .unwrap_err();
+        let err = create_document(
+            &store,
+            &Fixed,
+            &KeyHolder::sample(Role::Member, false),
+            titled(" "),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(err, AppError::invalid("title is required"));
     }
 }

@@ -72,10 +72,7 @@ pub async fn list_public_documents(
             .map(Direction::parse)
             .transpose()?
             .unwrap_or(Direction::Desc),
-        viewer: match caller {
-            Caller::Subscriber(session) => Some(session.subscriber.id),
-            Caller::Team(_) => None,
-        },
+        viewer: caller.subscriber_id(),
         page: PageRequest::new(input.limit, input.offset, PUBLIC_DEFAULT_LIMIT)?,
     };
     Ok(store.list_documents(caller.team_id(), &query).await?)

@@ -9,7 +9,7 @@ use sounding_domain::{
     feedback_vote::ALREADY_VOTED,
     ports::{Clock, FeedbackStore, OutboxStore, SubscriberStore},
     subscriber::Identify,
-    DomainError, Entity, Timestamp,
+    DomainError, Entity,
 };
 use sounding_store_memory::MemoryStore;
 
@@ -21,12 +21,7 @@ use crate::{
     AppError,
 };
 
-pub(super) struct Fixed;
-impl Clock for Fixed {
-    fn now(&self) -> Timestamp {
-        Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-    }
-}
+pub(super) use crate::test_support::Fixed;
 
 pub(super) struct World {
     pub(super) store: MemoryStore,

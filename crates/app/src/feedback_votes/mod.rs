@@ -3,7 +3,7 @@
 //! `public/feedback-votes.info` (either credential). One vote per subscriber per item.
 
 use sounding_domain::{
-    access::{Caller, KeyHolder, Need, SubscriberSession},
+    access::{Caller, KeyHolder, SubscriberSession},
     event::{EventKind, NewEvent},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState, ALREADY_VOTED},
     ports::{AccessStore, Clock, FeedbackStore, SubscriberStore},
@@ -13,7 +13,8 @@ use sounding_domain::{
 use crate::{
     error::{AppError, AppResult},
     feedback::{ensure_feedback_readable, ensure_reach, feedback_not_found},
-    subscribers::{existing_subscriber_for, subscriber_for, OnBehalfInput},
+    subscribers::OnBehalfInput,
+    votes::{self, VoteTarget},
     wire::{self, VoteJson},
 };
 
@@ -27,7 +28,7 @@ pub async fn cast_vote(
 ) -> AppResult<(FeedbackVote, i64)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    cast(store, clock, &caller, session.subscriber.id, id).await
+    id.cast(store, clock, &caller, session.subscriber.id).await
 }
 
 /// `feedbacks.vote`: the team casts the vote of one of its subscribers (by id, or by e-mail,
@@ -40,14 +41,7 @@ pub async fn cast_vote_on_behalf(
     feedback_id: Option<&str>,
     voter: OnBehalfInput,
 ) -> AppResult<(FeedbackVote, i64)> {
-    holder.require(Need::Write)?;
-    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
-    let who = voter.parse()?;
-    let caller = Caller::Team(holder.clone());
-    // The item first: a subscriber is created for an e-mail only for a vote that can land.
-    ensure_votable(store, &caller, id).await?;
-    let subscriber = subscriber_for(store, holder, who, clock.now()).await?;
-    cast(store, clock, &caller, subscriber.id, id).await
+    votes::cast_on_behalf::<_, FeedbackId>(store, clock, holder, feedback_id, voter).await
 }
 
 /// Removes the subscriber's vote if there is one; the count after. Idempotent. An item the
@@ -57,10 +51,8 @@ pub async fn retract_vote(
     session: &SubscriberSession,
     feedback_id: Option<&str>,
 ) -> AppResult<i64> {
-    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    ensure_votable(store, &caller, id).await?;
-    retract(store, &caller, Some(session.subscriber.id), id).await
+    votes::retract_own::<_, FeedbackId>(store, &caller, feedback_id).await
 }
 
 /// `feedbacks.unvote`: removes the vote of the subscriber `voter` names, if any; the count
@@ -72,111 +64,105 @@ pub async fn retract_vote_on_behalf(
     feedback_id: Option<&str>,
     voter: OnBehalfInput,
 ) -> AppResult<i64> {
-    holder.require(Need::Write)?;
-    let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
-    let who = voter.parse()?;
-    let caller = Caller::Team(holder.clone());
-    ensure_votable(store, &caller, id).await?;
-    let subscriber = existing_subscriber_for(store, holder, who).await?;
-    retract(store, &caller, subscriber.map(|s| s.id), id).await
+    votes::retract_on_behalf::<_, FeedbackId>(store, holder, feedback_id, voter).await
 }
 
-/// Whether `caller` may vote on the item, or take a vote back: a subscriber on what they may
-/// read; the team on any of its items (it reads them all, unpublished and archived too).
-async fn ensure_votable(
-    store: &(impl FeedbackStore + ?Sized),
-    caller: &Caller,
-    id: FeedbackId,
-) -> AppResult<()> {
-    match caller {
-        Caller::Subscriber(_) => ensure_feedback_readable(store, caller, id).await,
-        Caller::Team(_) => store
-            .feedback_reach(caller.team_id(), id)
-            .await?
-            .map(|_| ())
-            .ok_or_else(feedback_not_found),
+impl<S: FeedbackStore + ?Sized> VoteTarget<S> for FeedbackId {
+    type Vote = FeedbackVote;
+
+    fn parse(raw: Option<&str>) -> AppResult<Self> {
+        Ok(FeedbackId::parse_required("feedbackId", raw)?)
     }
-}
 
-/// The vote of `voter`, cast by `caller`: the subscriber themselves, or the team for them
-/// (`onBehalf` in the event). Counted and announced in the vote's transaction.
-async fn cast(
-    store: &(impl FeedbackStore + ?Sized),
-    clock: &dyn Clock,
-    caller: &Caller,
-    voter: SubscriberId,
-    id: FeedbackId,
-) -> AppResult<(FeedbackVote, i64)> {
-    let now = clock.now();
-    let vote = FeedbackVote {
-        id: FeedbackVoteId::new(),
-        feedback_id: id,
-        subscriber_id: voter,
-        created_at: now,
-    };
-    let on_behalf = matches!(caller, Caller::Team(_));
-    let event = NewEvent::new(
-        caller.team_id(),
-        EventKind::NewFeedbackVote,
-        now,
-        &[
-            ("feedbackId", id.to_string()),
-            ("voteId", vote.id.to_string()),
-            ("subscriberId", vote.subscriber_id.to_string()),
-        ],
-        wire::to_value(&VoteJson::from(&vote)),
-    )
-    .with_field("onBehalf", on_behalf);
-    let events = [event];
-    let cast = match caller {
-        // Most votes are on public items, which the store checks in the vote's transaction.
-        // One it says is not public (it tells who may read it) takes the caller's check, and
-        // lands only if the caller may read it.
-        Caller::Subscriber(_) => {
-            match store
-                .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
+    /// The team reads all its items, unpublished and archived too.
+    async fn ensure_votable(self, store: &S, caller: &Caller) -> AppResult<()> {
+        match caller {
+            Caller::Subscriber(_) => ensure_feedback_readable(store, caller, self).await,
+            Caller::Team(_) => store
+                .feedback_reach(caller.team_id(), self)
                 .await?
-            {
-                VoteOutcome::NotPublic(reach) => {
-                    ensure_reach(caller, reach)?;
-                    store
-                        .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
-                        .await?
+                .map(|_| ())
+                .ok_or_else(feedback_not_found),
+        }
+    }
+
+    /// Counted and announced in the vote's transaction.
+    async fn cast(
+        self,
+        store: &S,
+        clock: &dyn Clock,
+        caller: &Caller,
+        voter: SubscriberId,
+    ) -> AppResult<(FeedbackVote, i64)> {
+        let now = clock.now();
+        let vote = FeedbackVote {
+            id: FeedbackVoteId::new(),
+            feedback_id: self,
+            subscriber_id: voter,
+            created_at: now,
+        };
+        let on_behalf = matches!(caller, Caller::Team(_));
+        let event = NewEvent::new(
+            caller.team_id(),
+            EventKind::NewFeedbackVote,
+            now,
+            &[
+                ("feedbackId", self.to_string()),
+                ("voteId", vote.id.to_string()),
+                ("subscriberId", vote.subscriber_id.to_string()),
+            ],
+            wire::to_value(&VoteJson::from(&vote)),
+        )
+        .with_field("onBehalf", on_behalf);
+        let events = [event];
+        let cast = match caller {
+            // Most votes are on public items, which the store checks in the vote's transaction.
+            // One it says is not public (it tells who may read it) takes the caller's check, and
+            // lands only if the caller may read it.
+            Caller::Subscriber(_) => {
+                match store
+                    .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
+                    .await?
+                {
+                    VoteOutcome::NotPublic(reach) => {
+                        ensure_reach(caller, reach)?;
+                        store
+                            .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+                            .await?
+                    }
+                    cast => cast,
                 }
-                cast => cast,
             }
+            // The team's item was found before its subscriber was; the store checks it is
+            // still there.
+            Caller::Team(_) => {
+                store
+                    .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
+                    .await?
+            }
+        };
+        match cast {
+            VoteOutcome::Cast { vote, total_votes } => Ok((vote, total_votes)),
+            VoteOutcome::AlreadyVoted => Err(AppError::Domain(DomainError::Conflict(
+                ALREADY_VOTED.into(),
+            ))),
+            VoteOutcome::NotFound | VoteOutcome::NotPublic(_) => Err(feedback_not_found()),
         }
-        // The team's item was found before its subscriber was; the store checks it is
-        // still there.
-        Caller::Team(_) => {
-            store
-                .cast_vote(caller.team_id(), &vote, VoteAccess::Checked, &events)
-                .await?
-        }
-    };
-    match cast {
-        VoteOutcome::Cast { vote, total_votes } => Ok((vote, total_votes)),
-        VoteOutcome::AlreadyVoted => Err(AppError::Domain(DomainError::Conflict(
-            ALREADY_VOTED.into(),
-        ))),
-        VoteOutcome::NotFound | VoteOutcome::NotPublic(_) => Err(feedback_not_found()),
     }
-}
 
-/// Removes `voter`'s vote, if any (`None`: a subscriber not yet known, who has none); the
-/// item's count after. The caller's right to the item was checked.
-async fn retract(
-    store: &(impl FeedbackStore + ?Sized),
-    caller: &Caller,
-    voter: Option<SubscriberId>,
-    id: FeedbackId,
-) -> AppResult<i64> {
-    let team = caller.team_id();
-    let count = match voter {
-        Some(voter) => store.retract_vote(team, id, voter).await?,
-        None => store.vote_state(team, id, None).await?.map(|s| s.count),
-    };
-    count.ok_or_else(feedback_not_found)
+    async fn retract(
+        self,
+        store: &S,
+        caller: &Caller,
+        voter: Option<SubscriberId>,
+    ) -> AppResult<i64> {
+        let team = caller.team_id();
+        let count = match voter {
+            Some(voter) => store.retract_vote(team, self, voter).await?,
+            None => store.vote_state(team, self, None).await?.map(|s| s.count),
+        };
+        count.ok_or_else(feedback_not_found)
+    }
 }
 
 /// The item's count and, under a subscriber token, the caller's vote.
@@ -187,12 +173,8 @@ pub async fn vote_info(
 ) -> AppResult<(FeedbackId, VoteState)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     ensure_feedback_readable(store, caller, id).await?;
-    let subscriber = match caller {
-        Caller::Subscriber(session) => Some(session.subscriber.id),
-        Caller::Team(_) => None,
-    };
     let state = store
-        .vote_state(caller.team_id(), id, subscriber)
+        .vote_state(caller.team_id(), id, caller.subscriber_id())
         .await?
         .ok_or_else(feedback_not_found)?;
     Ok((id, state))
@@ -201,20 +183,13 @@ pub async fn vote_info(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Fixed;
     use sounding_domain::{
         feedback::FeedbackReach,
-        ports::{MockClock, MockFeedbackStore},
+        ports::MockFeedbackStore,
         subscriber::{Identify, Subscriber},
         TeamId, Timestamp,
     };
-
-    fn clock() -> MockClock {
-        let mut clock = MockClock::new();
-        clock
-            .expect_now()
-            .returning(|| Timestamp::from_unix_seconds(1_800_000_000).unwrap());
-        clock
-    }
 
     fn session(is_team_member: bool) -> SubscriberSession {
         let identify = Identify::new(Some("ada@example.com"), None, None, None, None).unwrap();
@@ -256,7 +231,7 @@ mod tests {
     async fn an_outsider_cannot_vote_on_a_private_boards_item_and_the_store_is_asked_once() {
         let store = private_board_item(0);
         let id = FeedbackId::new().to_string();
-        let refused = cast_vote(&store, &clock(), &session(false), Some(&id)).await;
+        let refused = cast_vote(&store, &Fixed, &session(false), Some(&id)).await;
         assert_eq!(refused.unwrap_err(), feedback_not_found());
     }
 
@@ -264,7 +239,7 @@ mod tests {
     async fn a_team_member_votes_on_a_private_boards_item() {
         let store = private_board_item(1);
         let id = FeedbackId::new().to_string();
-        let (vote, total) = cast_vote(&store, &clock(), &session(true), Some(&id))
+        let (vote, total) = cast_vote(&store, &Fixed, &session(true), Some(&id))
             .await
             .unwrap();
         assert_eq!((vote.feedback_id.to_string(), total), (id, 1));
@@ -278,7 +253,7 @@ mod tests {
             .times(1)
             .returning(|_, _, _, _| Ok(VoteOutcome::AlreadyVoted));
         let id = FeedbackId::new().to_string();
-        let refused = cast_vote(&store, &clock(), &session(false), Some(&id)).await;
+        let refused = cast_vote(&store, &Fixed, &session(false), Some(&id)).await;
         assert_eq!(
             refused.unwrap_err(),
             AppError::Domain(DomainError::Conflict(ALREADY_VOTED.into()))

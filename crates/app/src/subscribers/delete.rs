@@ -35,35 +35,22 @@ mod tests {
         identify_subscriber, list_subscribers, team_subscriber_info, IdentifySubscriber,
         ListSubscribers,
     };
+    use crate::test_support::Fixed;
     use sounding_domain::{
         access::Role,
         ports::{MockSubscriberStore, MockTokenCodec},
-        ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+        DomainError, TeamId,
     };
     use sounding_store_memory::MemoryStore;
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn holder(team_id: TeamId, role: Role, read_only: bool) -> KeyHolder {
-        KeyHolder {
-            team_id,
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only,
-        }
-    }
 
     #[tokio::test]
     async fn a_deleted_subscriber_is_gone_and_its_email_makes_a_new_one() {
         let store = MemoryStore::new();
         let team = TeamId::new();
-        let member = holder(team, Role::Member, false);
+        let member = KeyHolder {
+            team_id: team,
+            ..KeyHolder::sample(Role::Member, false)
+        };
         let mut tokens = MockTokenCodec::new();
         tokens.expect_issue().returning(|_| "t".into());
         let identify = || IdentifySubscriber {
@@ -108,7 +95,7 @@ mod tests {
         let err = delete_subscriber(
             &store,
             &Fixed,
-            &holder(TeamId::new(), Role::Owner, true),
+            &KeyHolder::sample(Role::Owner, true),
             Some(&SubscriberId::new().to_string()),
         )
         .await
@@ -121,7 +108,7 @@ mod tests {
         let err = delete_subscriber(
             &MockSubscriberStore::new(),
             &Fixed,
-            &holder(TeamId::new(), Role::Owner, false),
+            &KeyHolder::sample(Role::Owner, false),
             Some("nope"),
         )
         .await

@@ -60,31 +60,15 @@ pub async fn identify_subscriber(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Fixed;
     use crate::AppError;
     use serde_json::json;
     use sounding_domain::{
         access::Role,
         ports::{MockTokenCodec, StoreError},
-        ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+        DomainError, TeamId,
     };
     use sounding_store_memory::MemoryStore;
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn holder(team_id: TeamId, read_only: bool) -> KeyHolder {
-        KeyHolder {
-            team_id,
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role: Role::Owner,
-            read_only,
-        }
-    }
 
     fn codec() -> MockTokenCodec {
         let mut tokens = MockTokenCodec::new();
@@ -98,7 +82,10 @@ mod tests {
     async fn identify_twice_with_different_case_is_one_subscriber_with_merged_meta() {
         let store = MemoryStore::new();
         let team = TeamId::new();
-        let caller = holder(team, false);
+        let caller = KeyHolder {
+            team_id: team,
+            ..KeyHolder::sample(Role::Owner, false)
+        };
         let first = identify_subscriber(
             &store,
             &codec(),
@@ -145,7 +132,7 @@ mod tests {
             &store,
             &codec(),
             &Fixed,
-            &holder(TeamId::new(), false),
+            &KeyHolder::sample(Role::Owner, false),
             IdentifySubscriber {
                 email: Some("nope".into()),
                 ..Default::default()
@@ -167,7 +154,7 @@ mod tests {
             &subscribers,
             &codec(),
             &Fixed,
-            &holder(TeamId::new(), true),
+            &KeyHolder::sample(Role::Owner, true),
             IdentifySubscriber {
                 email: Some("a@x.io".into()),
                 ..Default::default()
@@ -188,7 +175,7 @@ mod tests {
             &subscribers,
             &codec(),
             &Fixed,
-            &holder(TeamId::new(), false),
+            &KeyHolder::sample(Role::Owner, false),
             IdentifySubscriber {
                 email: Some("a@x.io".into()),
                 ..Default::default()

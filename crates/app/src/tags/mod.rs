@@ -95,26 +95,8 @@ pub async fn delete_tag(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sounding_domain::{
-        access::Role, ports::MockTagStore, ApiKeyId, DomainError, TeamId, Timestamp, UserId,
-    };
-
-    struct Fixed;
-    impl Clock for Fixed {
-        fn now(&self) -> Timestamp {
-            Timestamp::from_unix_seconds(1_800_000_000).unwrap()
-        }
-    }
-
-    fn holder(role: Role, read_only: bool) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only,
-        }
-    }
+    use crate::test_support::Fixed;
+    use sounding_domain::{access::Role, ports::MockTagStore, DomainError};
 
     fn input(name: &str) -> TagInput {
         TagInput {
@@ -129,9 +111,14 @@ mod tests {
         store
             .expect_insert_tag()
             .returning(|_| Err(StoreError::Conflict(Conflict::TagName)));
-        let err = create_tag(&store, &Fixed, &holder(Role::Member, false), input("Bug"))
-            .await
-            .unwrap_err();
+        let err = create_tag(
+            &store,
+            &Fixed,
+            &KeyHolder::sample(Role::Member, false),
+            input("Bug"),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(
             err,
             AppError::Domain(DomainError::Conflict(
@@ -144,7 +131,7 @@ mod tests {
     async fn read_only_keys_list_but_do_not_write() {
         let mut store = MockTagStore::new();
         store.expect_tags().returning(|_| Ok(Vec::new()));
-        let key = holder(Role::Owner, true);
+        let key = KeyHolder::sample(Role::Owner, true);
         assert!(list_tags(&store, &key).await.unwrap().is_empty());
         let err = create_tag(&store, &Fixed, &key, input("Bug"))
             .await
@@ -159,7 +146,7 @@ mod tests {
     async fn invalid_input_writes_nothing() {
         // No expectations: any store call would panic.
         let store = MockTagStore::new();
-        let key = holder(Role::Member, false);
+        let key = KeyHolder::sample(Role::Member, false);
         let err = create_tag(
             &store,
             &Fixed,

@@ -49,18 +49,8 @@ mod tests {
         access::Role,
         edit::Edited,
         ports::{MockClock, MockTeamStore},
-        ApiKeyId, DomainError, TeamId, Timestamp, UserId,
+        DomainError, Timestamp,
     };
-
-    fn holder(role: Role) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only: false,
-        }
-    }
 
     #[tokio::test]
     async fn a_member_cannot_change_settings_and_nothing_is_written() {
@@ -69,7 +59,7 @@ mod tests {
         let err = update_team(
             &teams,
             &MockClock::new(),
-            &holder(Role::Member),
+            &KeyHolder::sample(Role::Member, false),
             UpdateTeam::default(),
         )
         .await
@@ -79,7 +69,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_admin_changes_only_what_was_given() {
-        let caller = holder(Role::Admin);
+        let caller = KeyHolder::sample(Role::Admin, false);
         let created = Timestamp::from_unix_seconds(1).unwrap();
         let mut team = Team::new("Acme", "acme", created).unwrap();
         team.id = caller.team_id;

@@ -38,18 +38,8 @@ mod tests {
         access::{Role, TeamUser},
         ports::{Conflict, MockAccessStore, StoreError},
         team_admin::LAST_OWNER_MESSAGE,
-        ApiKeyId, DomainError, TeamId, Timestamp,
+        DomainError, Timestamp,
     };
-
-    fn holder(role: Role) -> KeyHolder {
-        KeyHolder {
-            team_id: TeamId::new(),
-            key_id: ApiKeyId::new(),
-            user_id: UserId::new(),
-            role,
-            read_only: false,
-        }
-    }
 
     #[tokio::test]
     async fn the_last_owner_is_a_409_with_the_documented_message() {
@@ -59,7 +49,7 @@ mod tests {
             .returning(|_, _| Err(StoreError::Conflict(Conflict::LastOwner)));
         let err = delete_user(
             &access,
-            &holder(Role::Owner),
+            &KeyHolder::sample(Role::Owner, false),
             Some(&UserId::new().to_string()),
         )
         .await
@@ -76,7 +66,7 @@ mod tests {
         access.expect_delete_user().never();
         let err = delete_user(
             &access,
-            &holder(Role::Admin),
+            &KeyHolder::sample(Role::Admin, false),
             Some(&UserId::new().to_string()),
         )
         .await
@@ -89,7 +79,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_admin_cannot_demote_an_owner() {
-        let caller = holder(Role::Admin);
+        let caller = KeyHolder::sample(Role::Admin, false);
         let team = caller.team_id;
         let mut access = MockAccessStore::new();
         access.expect_user().returning(move |_, id| {

@@ -184,27 +184,20 @@ impl PartialEq for Cause {
 
 impl Eq for Cause {}
 
-/// Everything a complete storage adapter provides.
-pub trait Store:
-    TeamStore
-    + AccessStore
-    + SubscriberStore
-    + BoardStore
-    + FeedbackStore
-    + RoadmapStore
-    + TopicStore
-    + WebhookStore
-    + OutboxStore
-    + SettingsStore
-    + NotificationStore
-    + DocumentStore
-    + TagStore
-    + FeedbackCurationStore
-{
+/// `Store` and its blanket impl from one list of ports: Rust has no trait aliases, and the
+/// list would otherwise be kept twice.
+macro_rules! store_of_ports {
+    ($(#[$doc:meta])* $first:ident $(+ $port:ident)*) => {
+        $(#[$doc])*
+        pub trait Store: $first $(+ $port)* {}
+
+        impl<T> Store for T where T: $first $(+ $port)* {}
+    };
 }
 
-impl<T> Store for T where
-    T: TeamStore
+store_of_ports! {
+    /// Everything a complete storage adapter provides.
+    TeamStore
         + AccessStore
         + SubscriberStore
         + BoardStore
@@ -218,5 +211,4 @@ impl<T> Store for T where
         + DocumentStore
         + TagStore
         + FeedbackCurationStore
-{
 }
