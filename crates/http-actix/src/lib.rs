@@ -9,6 +9,7 @@
 #[cfg(test)]
 mod app_tests;
 mod auth;
+mod call;
 mod dto;
 mod error;
 mod openapi;

@@ -82,37 +82,32 @@ pub fn http_server(
     Ok(server.listen(listener)?.run())
 }
 
+/// The type of the assembled application, written once for `application` and `app`: an
+/// `impl Trait` return type cannot be named by a type alias on stable Rust.
+macro_rules! assembled_app {
+    () => {
+        App<
+            impl ServiceFactory<
+                ServiceRequest,
+                Config = (),
+                Response = ServiceResponse<impl MessageBody>,
+                Error = Error,
+                InitError = (),
+            >,
+        >
+    };
+}
+
 /// The assembled application over `state`, without a listener or server options: for
 /// driving the API in process (the fuzz targets, embedding it in another actix server). Each
 /// call makes its own rate limiter.
-pub fn application(
-    state: ApiState,
-) -> App<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = Error,
-        InitError = (),
-    >,
-> {
+pub fn application(state: ApiState) -> assembled_app!() {
     let limiter = web::Data::new(RateLimiter::new(state.limits));
     app(web::Data::new(state), limiter)
 }
 
 /// The whole application; one per worker, sharing the state and the rate limiter.
-pub(crate) fn app(
-    state: web::Data<ApiState>,
-    limiter: web::Data<RateLimiter>,
-) -> App<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = Error,
-        InitError = (),
-    >,
-> {
+pub(crate) fn app(state: web::Data<ApiState>, limiter: web::Data<RateLimiter>) -> assembled_app!() {
     App::new()
         .app_data(state)
         .app_data(limiter)

@@ -1,18 +1,17 @@
 //! `api-keys.list|create|delete` (admin API key): the team's keys. Lists never show a key or
 //! its hash; creation shows the key once.
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::api_keys;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         access::{ApiKeyListResponse, CreateApiKeyParams, CreatedApiKeyResponse, IdParams},
         common::{DeletedResponse, ErrorBody, NoParams},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// The team's API keys, oldest first, without the keys themselves.
@@ -29,9 +28,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    _: Params<NoParams>,
+    Call(state, caller, _): Call<TeamCaller, NoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let keys = api_keys::list_api_keys(&*state.store, &caller.0).await?;
     Ok(HttpResponse::Ok().json(ApiKeyListResponse {
@@ -54,9 +51,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateApiKeyParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateApiKeyParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (key, secret) =
         api_keys::issue_api_key(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -79,9 +74,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdParams>,
+    Call(state, caller, params): Call<TeamCaller, IdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = api_keys::delete_api_key(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))

@@ -2,11 +2,12 @@
 //! the admin role): webhook subscriptions and their deliveries. `zapier.subscribe|unsubscribe`
 //! are Userorbit's names for the first two.
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::automation;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         automation::{
             DeliveryDto, DeliveryListParams, DeliveryListResponse, RedeliverParams,
@@ -16,8 +17,6 @@ use crate::{
         common::{ErrorBody, NoParams, Pagination, SuccessResponse},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Subscribes a target URL to one event. The signing secret is shown here only.
@@ -35,9 +34,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn subscribe(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<SubscribeParams>,
+    Call(state, caller, params): Call<TeamCaller, SubscribeParams>,
 ) -> Result<HttpResponse, ApiError> {
     let subscribed = automation::subscribe(
         &*state.store,
@@ -67,9 +64,7 @@ pub async fn subscribe(
     security(("apiKey" = [])),
 )]
 pub async fn unsubscribe(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UnsubscribeParams>,
+    Call(state, caller, params): Call<TeamCaller, UnsubscribeParams>,
 ) -> Result<HttpResponse, ApiError> {
     automation::unsubscribe(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(SuccessResponse::ok()))
@@ -90,11 +85,9 @@ pub async fn unsubscribe(
     security(("apiKey" = [])),
 )]
 pub async fn zapier_subscribe(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    params: Params<SubscribeParams>,
+    call: Call<TeamCaller, SubscribeParams>,
 ) -> Result<HttpResponse, ApiError> {
-    subscribe(state, caller, params).await
+    subscribe(call).await
 }
 
 /// Userorbit's name for `automation.unsubscribe`: the same operation.
@@ -112,11 +105,9 @@ pub async fn zapier_subscribe(
     security(("apiKey" = [])),
 )]
 pub async fn zapier_unsubscribe(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    params: Params<UnsubscribeParams>,
+    call: Call<TeamCaller, UnsubscribeParams>,
 ) -> Result<HttpResponse, ApiError> {
-    unsubscribe(state, caller, params).await
+    unsubscribe(call).await
 }
 
 /// The team's subscriptions (without secrets), oldest first.
@@ -132,9 +123,7 @@ pub async fn zapier_unsubscribe(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(_): Params<NoParams>,
+    Call(state, caller, _): Call<TeamCaller, NoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let webhooks = automation::list_webhooks(&*state.store, &caller.0).await?;
     Ok(HttpResponse::Ok().json(WebhookListResponse {
@@ -157,9 +146,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn deliveries(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<DeliveryListParams>,
+    Call(state, caller, params): Call<TeamCaller, DeliveryListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = automation::list_deliveries(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(DeliveryListResponse {
@@ -182,9 +169,7 @@ pub async fn deliveries(
     security(("apiKey" = [])),
 )]
 pub async fn redeliver(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<RedeliverParams>,
+    Call(state, caller, params): Call<TeamCaller, RedeliverParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = automation::redeliver(
         &*state.store,

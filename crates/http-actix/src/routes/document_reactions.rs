@@ -1,17 +1,16 @@
 //! `public/document-reactions.create|delete` (subscriber token only; a key is 401).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::documents;
 
 use crate::{
     auth::SubscriberCaller,
+    call::Call,
     dto::{
         common::ErrorBody,
         document::{DocumentReactionParams, DocumentReactionResponse},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Adds the calling subscriber's reaction with `emoji` to a published document. One reaction
@@ -30,9 +29,7 @@ use crate::{
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<DocumentReactionParams>,
+    Call(state, caller, params): Call<SubscriberCaller, DocumentReactionParams>,
 ) -> Result<HttpResponse, ApiError> {
     let outcome =
         documents::react_to_document(&*state.store, &*state.clock, &caller.0, params.into())
@@ -55,9 +52,7 @@ pub async fn create(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<DocumentReactionParams>,
+    Call(state, caller, params): Call<SubscriberCaller, DocumentReactionParams>,
 ) -> Result<HttpResponse, ApiError> {
     let outcome =
         documents::unreact_to_document(&*state.store, &*state.clock, &caller.0, params.into())

@@ -2,12 +2,13 @@
 //! write, read-only keys only list and read) and `public/documents.list` (team API key or
 //! subscriber token).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::documents;
 use sounding_domain::access::Caller;
 
 use crate::{
     auth::{AnyCaller, TeamCaller},
+    call::Call,
     dto::{
         common::{DeletedResponse, ErrorBody},
         document::{
@@ -16,7 +17,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
     state::ApiState,
 };
 
@@ -35,9 +35,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateDocumentParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateDocumentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         documents::create_document(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -58,9 +56,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<DocumentListParams>,
+    Call(state, caller, params): Call<TeamCaller, DocumentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = documents::list_documents(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(DocumentListResponse::new(&page, DocumentDto::of)))
@@ -81,9 +77,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<DocumentIdParams>,
+    Call(state, caller, params): Call<TeamCaller, DocumentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = documents::document_info(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DocumentResponse::from(&view)))
@@ -105,9 +99,7 @@ pub async fn info(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateDocumentParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateDocumentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, changes) = params.into_parts();
     let view = documents::update_document(
@@ -137,9 +129,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn publish(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<DocumentIdParams>,
+    Call(state, caller, params): Call<TeamCaller, DocumentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     set_published(&state, &caller, params.id.as_deref(), true).await
 }
@@ -160,9 +150,7 @@ pub async fn publish(
     security(("apiKey" = [])),
 )]
 pub async fn unpublish(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<DocumentIdParams>,
+    Call(state, caller, params): Call<TeamCaller, DocumentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     set_published(&state, &caller, params.id.as_deref(), false).await
 }
@@ -199,9 +187,7 @@ async fn set_published(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<DocumentIdParams>,
+    Call(state, caller, params): Call<TeamCaller, DocumentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = documents::delete_document(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))
@@ -222,9 +208,7 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<PublicDocumentListParams>,
+    Call(state, caller, params): Call<AnyCaller, PublicDocumentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = documents::list_public_documents(&*state.store, &caller.0, params.into()).await?;
     let render = match caller.0 {

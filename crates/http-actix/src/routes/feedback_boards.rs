@@ -1,12 +1,13 @@
 //! `feedback-boards.create|list|info|update|delete` (team API key) and
 //! `public/feedback-boards.list` (team API key or subscriber token).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::boards;
 use sounding_domain::{board::BoardView, page::PageRequest};
 
 use crate::{
     auth::{AnyCaller, TeamCaller},
+    call::Call,
     dto::{
         board::{
             BoardDto, BoardIdParams, BoardListResponse, BoardResponse, CreateBoardParams,
@@ -15,8 +16,6 @@ use crate::{
         common::{paginate, DeletedResponse, ErrorBody},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Board lists return every board by default.
@@ -52,9 +51,7 @@ fn board_list(views: &[BoardView], page: PageRequest) -> HttpResponse {
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateBoardParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateBoardParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         boards::create_board(&*state.store, &*state.clock, &caller.0, params.try_into()?).await?;
@@ -75,9 +72,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<ListParams>,
+    Call(state, caller, params): Call<TeamCaller, ListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page(&params)?;
     let views = boards::list_boards(&*state.store, &caller.0).await?;
@@ -99,9 +94,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<BoardIdParams>,
+    Call(state, caller, params): Call<TeamCaller, BoardIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = boards::board_info(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(BoardResponse::from(&view)))
@@ -124,9 +117,7 @@ pub async fn info(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateBoardParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateBoardParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, input) = params.into_parts()?;
     let view = boards::update_board(
@@ -157,9 +148,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<BoardIdParams>,
+    Call(state, caller, params): Call<TeamCaller, BoardIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = boards::delete_board(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))
@@ -179,9 +168,7 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<ListParams>,
+    Call(state, caller, params): Call<AnyCaller, ListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page(&params)?;
     let views = boards::list_public_boards(&*state.store, &caller.0).await?;

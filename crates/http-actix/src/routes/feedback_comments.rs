@@ -2,12 +2,13 @@
 //! `feedback-comments.create` (team API key), `public/feedback-comments.list` (either), and
 //! the team's moderation, `feedback-comments.list|update|delete` (API key).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::feedback_comments;
 use sounding_domain::feedback_comment::CommentView;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
+    call::Call,
     dto::{
         common::{DeletedResponse, ErrorBody},
         feedback::{
@@ -16,8 +17,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 fn one(view: &CommentView) -> HttpResponse {
@@ -41,9 +40,7 @@ fn one(view: &CommentView) -> HttpResponse {
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TeamCommentParams>,
+    Call(state, caller, params): Call<TeamCaller, TeamCommentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = feedback_comments::create_team_comment(
         &*state.store,
@@ -72,9 +69,7 @@ pub async fn create(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_create(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicCommentParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicCommentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = feedback_comments::create_public_comment(
         &*state.store,
@@ -102,9 +97,7 @@ pub async fn public_create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<CommentListParams>,
+    Call(state, caller, params): Call<AnyCaller, CommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(CommentListResponse::from(&page)))
@@ -126,9 +119,7 @@ pub async fn public_list(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CommentListParams>,
+    Call(state, caller, params): Call<TeamCaller, CommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page =
         feedback_comments::list_team_comments(&*state.store, &caller.0, params.into()).await?;
@@ -152,9 +143,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateCommentParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateCommentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = feedback_comments::update_team_comment(
         &*state.store,
@@ -183,9 +172,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CommentIdParams>,
+    Call(state, caller, params): Call<TeamCaller, CommentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = feedback_comments::delete_team_comment(
         &*state.store,

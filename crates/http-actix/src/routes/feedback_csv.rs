@@ -5,12 +5,13 @@ use sounding_app::feedback_csv;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         common::ErrorBody,
         notification::{ExportParams, ImportParams, ImportResponse},
     },
     error::ApiError,
-    params::{csv_body::CsvOrParams, Params},
+    params::csv_body::CsvOrParams,
     state::ApiState,
 };
 
@@ -32,9 +33,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn export(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<ExportParams>,
+    Call(state, caller, params): Call<TeamCaller, ExportParams>,
 ) -> Result<HttpResponse, ApiError> {
     let text =
         feedback_csv::export_feedback(&*state.store, &*state.clock, &caller.0, params.into())

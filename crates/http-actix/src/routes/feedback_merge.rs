@@ -1,17 +1,16 @@
 //! `feedbacks.merge` (owner or admin key) and `feedbacks.count` (any key).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::feedback;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         common::ErrorBody,
         tag::{CountFeedbackParams, CountResponse, MergeFeedbackParams, MergeResponse},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Merges the item `id` into `targetId`, in one transaction: its votes move (a subscriber who
@@ -33,9 +32,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn merge(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<MergeFeedbackParams>,
+    Call(state, caller, params): Call<TeamCaller, MergeFeedbackParams>,
 ) -> Result<HttpResponse, ApiError> {
     let merged =
         feedback::merge_feedback(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -57,9 +54,7 @@ pub async fn merge(
     security(("apiKey" = [])),
 )]
 pub async fn count(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CountFeedbackParams>,
+    Call(state, caller, params): Call<TeamCaller, CountFeedbackParams>,
 ) -> Result<HttpResponse, ApiError> {
     let counts =
         feedback::count_feedback(&*state.store, &caller.0, params.board_id.as_deref()).await?;

@@ -2,11 +2,12 @@
 //! `feedbacks.vote|unvote` (team API key, on behalf of a subscriber) and
 //! `public/feedback-votes.info` (either credential).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::feedback_votes;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
+    call::Call,
     dto::{
         common::ErrorBody,
         feedback::{
@@ -15,8 +16,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Votes for an item as the calling subscriber; one vote per subscriber per item. Emits
@@ -35,9 +34,7 @@ use crate::{
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicFeedbackIdParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (vote, total_votes) = feedback_votes::cast_vote(
         &*state.store,
@@ -63,9 +60,7 @@ pub async fn create(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicFeedbackIdParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let total_votes =
         feedback_votes::retract_vote(&*state.store, &caller.0, params.feedback_id.as_deref())
@@ -93,9 +88,7 @@ pub async fn delete(
     security(("apiKey" = [])),
 )]
 pub async fn vote(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<OnBehalfVoteParams>,
+    Call(state, caller, params): Call<TeamCaller, OnBehalfVoteParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (feedback_id, voter) = params.into_parts();
     let (vote, total_votes) = feedback_votes::cast_vote_on_behalf(
@@ -126,9 +119,7 @@ pub async fn vote(
     security(("apiKey" = [])),
 )]
 pub async fn unvote(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<OnBehalfVoteParams>,
+    Call(state, caller, params): Call<TeamCaller, OnBehalfVoteParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (feedback_id, voter) = params.into_parts();
     let total_votes = feedback_votes::retract_vote_on_behalf(
@@ -155,9 +146,7 @@ pub async fn unvote(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<PublicFeedbackIdParams>,
+    Call(state, caller, params): Call<AnyCaller, PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, vote_state) =
         feedback_votes::vote_info(&*state.store, &caller.0, params.feedback_id.as_deref()).await?;

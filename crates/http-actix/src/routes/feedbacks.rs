@@ -1,11 +1,12 @@
 //! Feedback items: the team's `feedbacks.*` (API key) and the public `public/feedbacks.*`
 //! (subscriber token for writes; either credential for reads).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::{feedback, wire::FeedbackJson};
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
+    call::Call,
     dto::{
         common::ErrorBody,
         feedback::{
@@ -16,7 +17,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
     state::ApiState,
 };
 
@@ -37,9 +37,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateFeedbackParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateFeedbackParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::create_feedback(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -63,9 +61,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateFeedbackParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateFeedbackParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::update_feedback(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -86,9 +82,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<FeedbackListParams>,
+    Call(state, caller, params): Call<TeamCaller, FeedbackListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page =
         feedback::list_feedback(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -110,9 +104,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<FeedbackInfoParams>,
+    Call(state, caller, params): Call<TeamCaller, FeedbackInfoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = feedback::feedback_info(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(FeedbackResponse::new(&view)))
@@ -132,9 +124,7 @@ pub async fn info(
     security(("apiKey" = [])),
 )]
 pub async fn publish(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<FeedbackIdParams>,
+    Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::publish_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
@@ -155,9 +145,7 @@ pub async fn publish(
     security(("apiKey" = [])),
 )]
 pub async fn archive(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<FeedbackIdParams>,
+    Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::archive_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
@@ -178,9 +166,7 @@ pub async fn archive(
     security(("apiKey" = [])),
 )]
 pub async fn restore(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<FeedbackIdParams>,
+    Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::restore_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
@@ -201,9 +187,7 @@ pub async fn restore(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<FeedbackIdParams>,
+    Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id =
         feedback::delete_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
@@ -224,9 +208,7 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<PublicFeedbackListParams>,
+    Call(state, caller, params): Call<AnyCaller, PublicFeedbackListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page =
         feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, params.into())
@@ -252,9 +234,7 @@ pub async fn public_list(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_create(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicCreateFeedbackParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicCreateFeedbackParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::create_public_feedback(&*state.store, &*state.clock, &caller.0, params.into())
@@ -278,9 +258,7 @@ pub async fn public_create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_info(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<PublicFeedbackInfoParams>,
+    Call(state, caller, params): Call<AnyCaller, PublicFeedbackInfoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (view, following) =
         feedback::public_feedback_info(&*state.store, &caller.0, params.into()).await?;
@@ -305,9 +283,7 @@ pub async fn public_info(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_update(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicUpdateFeedbackParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicUpdateFeedbackParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         feedback::update_public_feedback(&*state.store, &*state.clock, &caller.0, params.into())
@@ -330,9 +306,7 @@ pub async fn public_update(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_delete(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicFeedbackIdParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = feedback::delete_public_feedback(
         &*state.store,
@@ -358,9 +332,7 @@ pub async fn public_delete(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn subscribe(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicFeedbackIdParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     follow(&state, &caller, &params, true).await
 }
@@ -379,9 +351,7 @@ pub async fn subscribe(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn unsubscribe(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<PublicFeedbackIdParams>,
+    Call(state, caller, params): Call<SubscriberCaller, PublicFeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     follow(&state, &caller, &params, false).await
 }

@@ -1,10 +1,11 @@
 //! A subscriber's notifications: `public/notifications.list|markRead` (subscriber token only).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::notifications;
 
 use crate::{
     auth::SubscriberCaller,
+    call::Call,
     dto::{
         common::ErrorBody,
         notification::{
@@ -12,8 +13,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// The caller's notifications, newest first, and how many are unread.
@@ -30,9 +29,7 @@ use crate::{
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<NotificationListParams>,
+    Call(state, caller, params): Call<SubscriberCaller, NotificationListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = notifications::list_notifications(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(NotificationListResponse::from(&page)))
@@ -53,9 +50,7 @@ pub async fn list(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn mark_read(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<MarkReadParams>,
+    Call(state, caller, params): Call<SubscriberCaller, MarkReadParams>,
 ) -> Result<HttpResponse, ApiError> {
     let updated =
         notifications::mark_read(&*state.store, &*state.clock, &caller.0, params.into()).await?;

@@ -1,11 +1,12 @@
 //! `roadmaps.create|list|info|update|delete` (team API key; changes need the admin role).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::roadmaps;
 use sounding_domain::{page::PageRequest, roadmap::Roadmap};
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         common::{paginate, DeletedResponse, ErrorBody},
         roadmap::{
@@ -14,8 +15,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 fn one(roadmap: &Roadmap) -> HttpResponse {
@@ -39,9 +38,7 @@ fn one(roadmap: &Roadmap) -> HttpResponse {
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateRoadmapParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateRoadmapParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (roadmap, stages) =
         roadmaps::create_roadmap(&*state.store, &*state.clock, &caller.0, params.try_into()?)
@@ -66,9 +63,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<PageParams>,
+    Call(state, caller, params): Call<TeamCaller, PageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = PageRequest::new(params.limit, params.offset, 100)?;
     let all = roadmaps::list_roadmaps(&*state.store, &caller.0).await?;
@@ -90,9 +85,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdParams>,
+    Call(state, caller, params): Call<TeamCaller, IdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let roadmap = roadmaps::roadmap_info(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(one(&roadmap))
@@ -113,9 +106,7 @@ pub async fn info(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateRoadmapParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateRoadmapParams>,
 ) -> Result<HttpResponse, ApiError> {
     let roadmap =
         roadmaps::update_roadmap(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -138,9 +129,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdForceParams>,
+    Call(state, caller, params): Call<TeamCaller, IdForceParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = roadmaps::delete_roadmap(
         &*state.store,

@@ -1,12 +1,13 @@
 //! `stages.create|update|delete` (team API key, admin role) and the public reads
 //! `public/stages.list` and `public/stages.info` (either credential).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::{roadmaps, wire::TopicJson};
 use sounding_domain::stage::Stage;
 
 use crate::{
     auth::{AnyCaller, TeamCaller},
+    call::Call,
     dto::{
         common::{DeletedResponse, ErrorBody, Pagination},
         roadmap::{
@@ -15,8 +16,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 fn one(stage: &Stage) -> HttpResponse {
@@ -40,9 +39,7 @@ fn one(stage: &Stage) -> HttpResponse {
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateStageParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateStageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stage =
         roadmaps::create_stage(&*state.store, &*state.clock, &caller.0, params.try_into()?).await?;
@@ -64,9 +61,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateStageParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateStageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stage =
         roadmaps::update_stage(&*state.store, &*state.clock, &caller.0, params.try_into()?).await?;
@@ -88,9 +83,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdForceParams>,
+    Call(state, caller, params): Call<TeamCaller, IdForceParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = roadmaps::delete_stage(
         &*state.store,
@@ -117,9 +110,7 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<StageListParams>,
+    Call(state, caller, params): Call<AnyCaller, StageListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let stages = roadmaps::list_stages(
         &*state.store,
@@ -149,9 +140,7 @@ pub async fn public_list(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_info(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<StageInfoParams>,
+    Call(state, caller, params): Call<AnyCaller, StageInfoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (view, topics) = roadmaps::stage_info(&*state.store, &caller.0, params.into()).await?;
     let mut data = StageDto::from(&view.stage);

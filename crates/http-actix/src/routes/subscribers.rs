@@ -1,18 +1,18 @@
 //! `public/subscriber.identify` (team API key) and the subscriber's own session:
 //! `public/subscriber.info` and `public/subscriber.logout` (subscriber token).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::subscribers;
 
 use crate::{
     auth::{SubscriberCaller, TeamCaller},
+    call::Call,
     dto::{
         common::{ErrorBody, NoParams, SuccessResponse},
         subscriber::{IdentifyParams, IdentifyResponse, SubscriberResponse},
     },
     error::ApiError,
     params::Params,
-    state::ApiState,
 };
 
 /// Finds the subscriber by e-mail (case-insensitive) and merges the given data into it, or
@@ -31,9 +31,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn identify(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdentifyParams>,
+    Call(state, caller, params): Call<TeamCaller, IdentifyParams>,
 ) -> Result<HttpResponse, ApiError> {
     let identified = subscribers::identify_subscriber(
         &*state.store,
@@ -78,9 +76,7 @@ pub async fn info(caller: SubscriberCaller, _: Params<NoParams>) -> Result<HttpR
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn logout(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    _: Params<NoParams>,
+    Call(state, caller, _): Call<SubscriberCaller, NoParams>,
 ) -> Result<HttpResponse, ApiError> {
     subscribers::logout_subscriber(&*state.store, &*state.clock, &caller.0).await?;
     Ok(HttpResponse::Ok().json(SuccessResponse::ok()))

@@ -1,19 +1,18 @@
 //! `subscribers.list|info|update|delete` (team API key): the team's administration of its
 //! subscribers. Any role may manage them; read-only keys may only list and read.
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::subscribers;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         access::{IdParams, ListSubscribersParams, SubscriberListResponse, UpdateSubscriberParams},
         common::{DeletedResponse, ErrorBody},
         subscriber::SubscriberResponse,
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// The team's subscribers, searchable and sortable. Deleted subscribers are not listed.
@@ -30,9 +29,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<ListSubscribersParams>,
+    Call(state, caller, params): Call<TeamCaller, ListSubscribersParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = subscribers::list_subscribers(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(SubscriberListResponse::from(&page)))
@@ -53,9 +50,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdParams>,
+    Call(state, caller, params): Call<TeamCaller, IdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let subscriber =
         subscribers::team_subscriber_info(&*state.store, &caller.0, params.id.as_deref()).await?;
@@ -78,9 +73,7 @@ pub async fn info(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateSubscriberParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateSubscriberParams>,
 ) -> Result<HttpResponse, ApiError> {
     let subscriber =
         subscribers::update_subscriber(&*state.store, &*state.clock, &caller.0, params.into())
@@ -105,9 +98,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdParams>,
+    Call(state, caller, params): Call<TeamCaller, IdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = subscribers::delete_subscriber(
         &*state.store,

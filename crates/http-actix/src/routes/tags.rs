@@ -1,10 +1,11 @@
 //! `tags.create|list|update|delete` (team API key): any role manages tags; read-only keys list.
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::tags;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         common::{DeletedResponse, ErrorBody, NoParams},
         tag::{
@@ -12,8 +13,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Creates a tag.
@@ -32,9 +31,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateTagParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateTagParams>,
 ) -> Result<HttpResponse, ApiError> {
     let tag = tags::create_tag(&*state.store, &*state.clock, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(TagResponse::from(&tag)))
@@ -53,9 +50,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(_): Params<NoParams>,
+    Call(state, caller, _): Call<TeamCaller, NoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let all = tags::list_tags(&*state.store, &caller.0).await?;
     Ok(HttpResponse::Ok().json(TagListResponse {
@@ -80,9 +75,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateTagParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateTagParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, input) = params.into_parts();
     let tag = tags::update_tag(
@@ -112,9 +105,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TagIdParams>,
+    Call(state, caller, params): Call<TeamCaller, TagIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = tags::delete_tag(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))

@@ -1,17 +1,16 @@
 //! `teams.info` and `teams.update`: the caller's team and its settings (team API key).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::teams;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         common::{ErrorBody, NoParams},
         team::{TeamResponse, UpdateTeamParams},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// The caller's team; confirms that a key works.
@@ -28,9 +27,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    _: Params<NoParams>,
+    Call(state, caller, _): Call<TeamCaller, NoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let team = teams::team_info(&*state.store, &caller.0).await?;
     Ok(HttpResponse::Ok().json(TeamResponse::from(&team)))
@@ -52,9 +49,7 @@ pub async fn info(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateTeamParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateTeamParams>,
 ) -> Result<HttpResponse, ApiError> {
     let team = teams::update_team(&*state.store, &*state.clock, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(TeamResponse::from(&team)))

@@ -1,11 +1,12 @@
 //! `public/topic-comments.create` (subscriber token), `public/topic-comments.list` (either
 //! credential), and the team's moderation, `topic-comments.list|update|delete` (API key).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::{topics, wire::TopicCommentJson};
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
+    call::Call,
     dto::{
         common::{DeletedResponse, ErrorBody},
         feedback::CommentIdParams,
@@ -15,8 +16,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Comments on a topic, or answers a comment of it (`parentId`, any depth). The commenter
@@ -35,9 +34,7 @@ use crate::{
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<CreateTopicCommentParams>,
+    Call(state, caller, params): Call<SubscriberCaller, CreateTopicCommentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = topics::create_topic_comment(&*state.store, &*state.clock, &caller.0, params.into())
         .await?;
@@ -61,9 +58,7 @@ pub async fn create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<TopicCommentListParams>,
+    Call(state, caller, params): Call<AnyCaller, TopicCommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (page, with_topic) =
         topics::list_topic_comments(&*state.store, &caller.0, params.into()).await?;
@@ -86,9 +81,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn team_list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TopicCommentListParams>,
+    Call(state, caller, params): Call<TeamCaller, TopicCommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (page, with_topic) =
         topics::list_team_topic_comments(&*state.store, &caller.0, params.into()).await?;
@@ -111,9 +104,7 @@ pub async fn team_list(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateTopicCommentParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateTopicCommentParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         topics::update_team_topic_comment(&*state.store, &*state.clock, &caller.0, params.into())
@@ -142,9 +133,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CommentIdParams>,
+    Call(state, caller, params): Call<TeamCaller, CommentIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = topics::delete_team_topic_comment(
         &*state.store,

@@ -2,11 +2,12 @@
 //! request"}`), `topics.vote|unvote` (team API key, on behalf of a subscriber) and
 //! `public/topic-votes.info` (either credential).
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::{topics, wire::TopicVoteJson};
 
 use crate::{
     auth::{AnyCaller, OptionalCaller, TeamCaller},
+    call::Call,
     dto::{
         common::ErrorBody,
         roadmap::{
@@ -15,8 +16,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// Votes for a topic; one vote per subscriber per topic. Emits `topic-votes.create`.
@@ -35,9 +34,7 @@ use crate::{
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: OptionalCaller,
-    Params(params): Params<TopicUuidParams>,
+    Call(state, caller, params): Call<OptionalCaller, TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (vote, _) = topics::cast_topic_vote(
         &*state.store,
@@ -66,9 +63,7 @@ pub async fn create(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: OptionalCaller,
-    Params(params): Params<TopicUuidParams>,
+    Call(state, caller, params): Call<OptionalCaller, TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     topics::retract_topic_vote(&*state.store, caller.0.as_ref(), params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(OkResponse { ok: true }))
@@ -94,9 +89,7 @@ pub async fn delete(
     security(("apiKey" = [])),
 )]
 pub async fn vote(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TopicOnBehalfVoteParams>,
+    Call(state, caller, params): Call<TeamCaller, TopicOnBehalfVoteParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, voter) = params.into_parts();
     let (vote, _) = topics::cast_topic_vote_on_behalf(
@@ -129,9 +122,7 @@ pub async fn vote(
     security(("apiKey" = [])),
 )]
 pub async fn unvote(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TopicOnBehalfVoteParams>,
+    Call(state, caller, params): Call<TeamCaller, TopicOnBehalfVoteParams>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, voter) = params.into_parts();
     topics::retract_topic_vote_on_behalf(&*state.store, &caller.0, id.as_deref(), voter).await?;
@@ -152,9 +143,7 @@ pub async fn unvote(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn info(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<TopicUuidParams>,
+    Call(state, caller, params): Call<AnyCaller, TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let vote_state =
         topics::topic_vote_info(&*state.store, &caller.0, params.id.as_deref()).await?;

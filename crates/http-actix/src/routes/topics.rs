@@ -2,11 +2,12 @@
 //! feedback is allowed), `public/topics.info` (either), `public/topics.subscribe|unsubscribe`
 //! (subscriber token), and the team's `topics.create|list|update|delete`.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse};
 use sounding_app::{topics, wire::TopicJson};
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
+    call::Call,
     dto::{
         common::{DeletedResponse, ErrorBody},
         roadmap::{
@@ -16,7 +17,6 @@ use crate::{
         },
     },
     error::ApiError,
-    params::Params,
     state::ApiState,
 };
 
@@ -37,9 +37,7 @@ use crate::{
     security(("subscriberToken" = []), ("subscriberCookie" = []), ("apiKey" = [])),
 )]
 pub async fn public_create(
-    state: web::Data<ApiState>,
-    caller: AnyCaller,
-    Params(params): Params<CreateTopicParams>,
+    Call(state, caller, params): Call<AnyCaller, CreateTopicParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = topics::create_topic(&*state.store, &*state.clock, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(TopicResponse::new(&view)))
@@ -60,10 +58,8 @@ pub async fn public_create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_info(
-    state: web::Data<ApiState>,
     req: HttpRequest,
-    caller: AnyCaller,
-    Params(params): Params<TopicIdParams>,
+    Call(state, caller, params): Call<AnyCaller, TopicIdParams>,
 ) -> Result<HttpResponse, ApiError> {
     // The TCP peer, never a header a client can set.
     let address = req
@@ -98,9 +94,7 @@ pub async fn public_info(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn subscribe(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<TopicUuidParams>,
+    Call(state, caller, params): Call<SubscriberCaller, TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     follow(&state, &caller, &params, true).await
 }
@@ -119,9 +113,7 @@ pub async fn subscribe(
     security(("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn unsubscribe(
-    state: web::Data<ApiState>,
-    caller: SubscriberCaller,
-    Params(params): Params<TopicUuidParams>,
+    Call(state, caller, params): Call<SubscriberCaller, TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     follow(&state, &caller, &params, false).await
 }
@@ -164,9 +156,7 @@ async fn follow(
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateTeamTopicParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateTeamTopicParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view =
         topics::create_team_topic(&*state.store, &*state.clock, &caller.0, params.into()).await?;
@@ -187,9 +177,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TopicListParams>,
+    Call(state, caller, params): Call<TeamCaller, TopicListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = topics::list_topics(&*state.store, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(TopicListResponse::from(&page)))
@@ -211,9 +199,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateTopicParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateTopicParams>,
 ) -> Result<HttpResponse, ApiError> {
     let view = topics::update_topic(&*state.store, &*state.clock, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(TopicResponse::new(&view)))
@@ -233,9 +219,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<TopicUuidParams>,
+    Call(state, caller, params): Call<TeamCaller, TopicUuidParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = topics::delete_topic(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))

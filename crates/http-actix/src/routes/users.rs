@@ -2,18 +2,17 @@
 //! Changes need an admin key; deletion an owner key. Only owners make, change or remove
 //! owners, and the last owner stays.
 
-use actix_web::{web, HttpResponse};
+use actix_web::HttpResponse;
 use sounding_app::users;
 
 use crate::{
     auth::TeamCaller,
+    call::Call,
     dto::{
         access::{CreateUserParams, IdParams, UpdateUserParams, UserListResponse, UserResponse},
         common::{DeletedResponse, ErrorBody, NoParams},
     },
     error::ApiError,
-    params::Params,
-    state::ApiState,
 };
 
 /// The team's users: owners first, then admins, then members.
@@ -29,9 +28,7 @@ use crate::{
     security(("apiKey" = [])),
 )]
 pub async fn list(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    _: Params<NoParams>,
+    Call(state, caller, _): Call<TeamCaller, NoParams>,
 ) -> Result<HttpResponse, ApiError> {
     let found = users::list_users(&*state.store, &caller.0).await?;
     Ok(HttpResponse::Ok().json(UserListResponse {
@@ -55,9 +52,7 @@ pub async fn list(
     security(("apiKey" = [])),
 )]
 pub async fn create(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<CreateUserParams>,
+    Call(state, caller, params): Call<TeamCaller, CreateUserParams>,
 ) -> Result<HttpResponse, ApiError> {
     let user = users::create_user(&*state.store, &*state.clock, &caller.0, params.into()).await?;
     Ok(HttpResponse::Ok().json(UserResponse {
@@ -82,9 +77,7 @@ pub async fn create(
     security(("apiKey" = [])),
 )]
 pub async fn update(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<UpdateUserParams>,
+    Call(state, caller, params): Call<TeamCaller, UpdateUserParams>,
 ) -> Result<HttpResponse, ApiError> {
     let user = users::update_user_role(
         &*state.store,
@@ -115,9 +108,7 @@ pub async fn update(
     security(("apiKey" = [])),
 )]
 pub async fn delete(
-    state: web::Data<ApiState>,
-    caller: TeamCaller,
-    Params(params): Params<IdParams>,
+    Call(state, caller, params): Call<TeamCaller, IdParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = users::delete_user(&*state.store, &caller.0, params.id.as_deref()).await?;
     Ok(HttpResponse::Ok().json(DeletedResponse::new(id)))

@@ -1,0 +1,38 @@
+//! [`Call`]: what every operation's handler receives, extracted once here rather than as the
+//! same three arguments on each handler.
+
+use actix_web::{dev::Payload, web, FromRequest, HttpRequest};
+use futures_util::future::LocalBoxFuture;
+use serde::de::DeserializeOwned;
+
+use crate::{params::Params, state::ApiState};
+
+/// One call of an operation, `Call(state, caller, params)`: the application state, the caller
+/// (`C` is the kind of caller the operation admits: [`crate::auth::TeamCaller`] and the like)
+/// and the operation's parameters, read as [`Params`] reads them.
+///
+/// The three are resolved in this order, as actix resolves a handler's arguments, so a caller
+/// the operation refuses is answered (401) before the parameters are judged (400).
+pub struct Call<C, P>(pub web::Data<ApiState>, pub C, pub P);
+
+impl<C, P> FromRequest for Call<C, P>
+where
+    C: FromRequest + 'static,
+    C::Error: Into<actix_web::Error>,
+    P: DeserializeOwned + 'static,
+{
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let state = web::Data::<ApiState>::from_request(req, payload);
+        let caller = C::from_request(req, payload);
+        let params = Params::<P>::from_request(req, payload);
+        Box::pin(async move {
+            let state = state.await?;
+            let caller = caller.await.map_err(Into::<actix_web::Error>::into)?;
+            let Params(params) = params.await?;
+            Ok(Self(state, caller, params))
+        })
+    }
+}
