@@ -12,7 +12,7 @@ use sounding_domain::{
 use uuid::Uuid;
 
 use crate::fixtures::{
-    at, board, board_ref, conflict, feedback, read, stored_team, subscriber, t0, view,
+    at, board, board_ref, conflict, feedback, read, stored_board, stored_team, subscriber, t0, view,
 };
 
 pub async fn boards_are_ordered_and_filtered(store: Arc<dyn Store>) {
@@ -63,8 +63,7 @@ pub async fn boards_are_ordered_and_filtered(store: Arc<dyn Store>) {
 pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    store.insert_board(&ideas).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
     assert!(store.board_slug_taken(team, "ideas").await.unwrap());
     assert!(!store.board_slug_taken(team, "bugs").await.unwrap());
     assert!(!store.board_slug_taken(other, "ideas").await.unwrap());
@@ -92,8 +91,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
         Some(view(&renamed))
     );
 
-    let bugs = board(team, "bugs", 2, t0());
-    store.insert_board(&bugs).await.unwrap();
+    let bugs = stored_board(&*store, team, "bugs", 2).await;
     let mut clash = bugs.clone();
     clash.slug = "ideas".into();
     clash.name = "Clash".into();
@@ -117,10 +115,8 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
 pub async fn boards_are_deleted_only_by_their_team(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let first = board(team, "first", 1, t0());
-    let last = board(team, "last", 5, t0());
-    store.insert_board(&first).await.unwrap();
-    store.insert_board(&last).await.unwrap();
+    let first = stored_board(&*store, team, "first", 1).await;
+    let last = stored_board(&*store, team, "last", 5).await;
 
     assert!(!store.delete_board(other, last.id).await.unwrap());
     assert_eq!(store.board(team, last.id).await.unwrap(), Some(view(&last)));
@@ -136,10 +132,8 @@ pub async fn boards_are_deleted_only_by_their_team(store: Arc<dyn Store>) {
 pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    let empty = board(team, "empty", 2, t0());
-    store.insert_board(&ideas).await.unwrap();
-    store.insert_board(&empty).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
+    let empty = stored_board(&*store, team, "empty", 2).await;
     let creator = subscriber(&*store, team, "creator@example.com").await;
     let count = |views: Vec<BoardView>| -> Vec<(String, i64)> {
         views

@@ -53,6 +53,24 @@ fn comment_notice(target: NotifyTarget, actor: SubscriberId, title: &str) -> Not
     }
 }
 
+/// A change by nobody in particular (`kind` a status or stage change) from `previous` to `now`.
+fn change_notice(
+    target: NotifyTarget,
+    kind: NotificationKind,
+    title: &str,
+    (previous, now): (&str, &str),
+) -> NotifyFollowers {
+    NotifyFollowers {
+        target,
+        actor: None,
+        kind,
+        comment_id: None,
+        title: title.into(),
+        status: Some(now.into()),
+        previous_status: Some(previous.into()),
+    }
+}
+
 pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store: Arc<dyn Store>) {
     let store = &*store;
     let team = stored_team(store, "notify").await.team.id;
@@ -97,15 +115,12 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
     // A status change by nobody in particular: every follower, Carl too.
     let mut changed = item.clone();
     changed.status = FeedbackStatus::Planned;
-    let notice = NotifyFollowers {
-        target: NotifyTarget::Feedback(item.id),
-        actor: None,
-        kind: NotificationKind::StatusChange,
-        comment_id: None,
-        title: item.title.clone(),
-        status: Some("planned".into()),
-        previous_status: Some("in_review".into()),
-    };
+    let notice = change_notice(
+        NotifyTarget::Feedback(item.id),
+        NotificationKind::StatusChange,
+        &item.title,
+        ("in_review", "planned"),
+    );
     let ev = event(team, EventKind::FeedbackStatusChange, at.plus_seconds(1), 2)
         .notifying(notice.clone());
     assert!(store.save_feedback(&changed, &[ev]).await.unwrap());
@@ -163,15 +178,12 @@ pub async fn topic_followers_but_the_actor_are_notified(store: Arc<dyn Store>) {
 
     // A move to another stage tells both.
     let ev =
-        event(team, EventKind::TopicsUpdate, t0().plus_seconds(6), 2).notifying(NotifyFollowers {
-            target: NotifyTarget::Topic(tp.id),
-            actor: None,
-            kind: NotificationKind::StageChange,
-            comment_id: None,
-            title: tp.title.clone(),
-            status: Some("Now".into()),
-            previous_status: Some("Later".into()),
-        });
+        event(team, EventKind::TopicsUpdate, t0().plus_seconds(6), 2).notifying(change_notice(
+            NotifyTarget::Topic(tp.id),
+            NotificationKind::StageChange,
+            &tp.title,
+            ("Later", "Now"),
+        ));
     // A real change: an edit that changes nothing writes no events.
     let mut moved = tp.clone();
     moved.updated_at = t0().plus_seconds(6);
