@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sounding_domain::{
     board::BoardView,
-    ids::BoardId,
+    ids::{BoardId, TeamId},
     ports::{Conflict, Store},
 };
 use uuid::Uuid;
@@ -14,6 +14,12 @@ use uuid::Uuid;
 use crate::fixtures::{
     at, board, board_ref, conflict, feedback, read, stored_board, stored_team, subscriber, t0, view,
 };
+
+/// The feedback count of a board, if `team` has it.
+async fn feedback_count(store: &dyn Store, team: TeamId, board: BoardId) -> Option<i64> {
+    let view = store.board(team, board).await.unwrap();
+    view.map(|v| v.feedback_count)
+}
 
 pub async fn boards_are_ordered_and_filtered(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
@@ -181,11 +187,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
         Err(conflict(Conflict::BoardNotEmpty))
     );
     assert_eq!(
-        store
-            .board(team, ideas.id)
-            .await
-            .unwrap()
-            .map(|v| v.feedback_count),
+        feedback_count(&*store, team, ideas.id).await,
         Some(2),
         "the refused delete removed nothing"
     );
@@ -203,14 +205,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     for f in [&published, &pending] {
         assert!(store.delete_feedback(team, f.id, &[]).await.unwrap());
     }
-    assert_eq!(
-        store
-            .board(team, ideas.id)
-            .await
-            .unwrap()
-            .map(|v| v.feedback_count),
-        Some(0)
-    );
+    assert_eq!(feedback_count(&*store, team, ideas.id).await, Some(0));
     assert_eq!(
         store.delete_board(team, ideas.id).await,
         Err(conflict(Conflict::BoardNotEmpty))

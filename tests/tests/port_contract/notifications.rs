@@ -33,6 +33,14 @@ fn all(unread_only: bool) -> NotificationQuery {
     }
 }
 
+/// A page of every notification, read or not.
+fn page_query(limit: i64, offset: i64) -> NotificationQuery {
+    NotificationQuery {
+        unread_only: false,
+        page: PageRequest { limit, offset },
+    }
+}
+
 async fn page_of(store: &dyn Store, team: TeamId, who: SubscriberId) -> NotificationPage {
     store.notifications(team, who, &all(false)).await.unwrap()
 }
@@ -238,17 +246,7 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
     let (team, ann, _, ids) = notes_for_ann(store, "notify-pages", 5).await;
     assert_eq!(ids.len(), 5);
     let page = store
-        .notifications(
-            team,
-            ann,
-            &NotificationQuery {
-                unread_only: false,
-                page: PageRequest {
-                    limit: 2,
-                    offset: 1,
-                },
-            },
-        )
+        .notifications(team, ann, &page_query(2, 1))
         .await
         .unwrap();
     let got: Vec<NotificationId> = page.page.items.iter().map(|v| v.notification.id).collect();
@@ -276,17 +274,7 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
     assert_eq!(got, vec![ids[3], ids[2], ids[1]]);
     assert_eq!((unread.page.total, unread.unread), (3, 3));
     let past_end = store
-        .notifications(
-            team,
-            ann,
-            &NotificationQuery {
-                unread_only: false,
-                page: PageRequest {
-                    limit: 10,
-                    offset: 9,
-                },
-            },
-        )
+        .notifications(team, ann, &page_query(10, 9))
         .await
         .unwrap();
     assert!(past_end.page.items.is_empty());

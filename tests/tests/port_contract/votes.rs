@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use sounding_domain::{
     event::EventKind,
-    feedback::{FeedbackScope, FeedbackSort},
+    feedback::{Feedback, FeedbackScope, FeedbackSort},
     feedback_vote::{VoteOutcome, VoteState},
-    ids::FeedbackId,
+    ids::{FeedbackId, TeamId},
     ports::Store,
+    subscriber::Subscriber,
 };
 
 use crate::fixtures::{
@@ -16,18 +17,40 @@ use crate::fixtures::{
     t0, vote, vote_counted,
 };
 
+/// What the vote checks start from: team `acme`, an item of its creator, and its voters.
+struct Ballot {
+    team: TeamId,
+    creator: Subscriber,
+    item: Feedback,
+    voters: Vec<Subscriber>,
+}
+
+/// A [`Ballot`] on a new item `url_id` with `n` voters (`voter0@example.com`, …).
+async fn ballot(store: &dyn Store, url_id: &str, n: usize) -> Ballot {
+    let team = stored_team(store, "acme").await.team.id;
+    let creator = subscriber(store, team, "creator@example.com").await;
+    let item = stored_feedback(store, feedback(team, None, creator.id, url_id, t0())).await;
+    let mut voters = Vec::new();
+    for i in 0..n {
+        voters.push(subscriber(store, team, &format!("voter{i}@example.com")).await);
+    }
+    Ballot {
+        team,
+        creator,
+        item,
+        voters,
+    }
+}
+
 pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
+    let Ballot {
+        team,
+        creator,
+        item,
+        voters,
+    } = ballot(&*store, "vote000001", 3).await;
+    let [s1, s2, s3] = <[Subscriber; 3]>::try_from(voters).unwrap();
     let other = stored_team(&*store, "other").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let s1 = subscriber(&*store, team, "s1@example.com").await;
-    let s2 = subscriber(&*store, team, "s2@example.com").await;
-    let s3 = subscriber(&*store, team, "s3@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "vote000001", t0()),
-    )
-    .await;
     let second = stored_feedback(
         &*store,
         feedback(team, None, creator.id, "vote000002", t0()),
@@ -142,17 +165,9 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
 }
 
 pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "race000001", t0()),
-    )
-    .await;
-    let mut voters = Vec::new();
-    for i in 0..50 {
-        voters.push(subscriber(&*store, team, &format!("voter{i}@example.com")).await);
-    }
+    let Ballot {
+        team, item, voters, ..
+    } = ballot(&*store, "race000001", 50).await;
 
     let tasks: Vec<_> = voters
         .iter()
@@ -203,17 +218,9 @@ pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
 }
 
 pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "race000002", t0()),
-    )
-    .await;
-    let mut voters = Vec::new();
-    for i in 0..10 {
-        voters.push(subscriber(&*store, team, &format!("voter{i}@example.com")).await);
-    }
+    let Ballot {
+        team, item, voters, ..
+    } = ballot(&*store, "race000002", 10).await;
 
     // Every voter votes five times at once.
     let tasks: Vec<_> = (0..5)
@@ -250,17 +257,11 @@ pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
 }
 
 pub async fn retracting_is_idempotent(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
+    let Ballot {
+        team, item, voters, ..
+    } = ballot(&*store, "back000001", 3).await;
+    let [s1, s2, s3] = <[Subscriber; 3]>::try_from(voters).unwrap();
     let other = stored_team(&*store, "other").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let s1 = subscriber(&*store, team, "s1@example.com").await;
-    let s2 = subscriber(&*store, team, "s2@example.com").await;
-    let s3 = subscriber(&*store, team, "s3@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "back000001", t0()),
-    )
-    .await;
     for s in [&s1, &s2] {
         cast(&*store, team, &vote(&item, s.id, t0()), &[]).await;
     }
