@@ -4,6 +4,22 @@
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
+/// An operation's request, not yet sent: POST `/v1/<op>` on the server at `base` with a JSON
+/// body and, when given, a bearer token.
+pub fn op_request(
+    client: &reqwest::Client,
+    base: &str,
+    op: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> reqwest::RequestBuilder {
+    let request = client.post(format!("{base}/v1/{op}")).json(body);
+    match token {
+        Some(token) => request.bearer_auth(token),
+        None => request,
+    }
+}
+
 /// The JWT signing secret every test server uses, so tests can mint their own tokens.
 pub const SECRET: &str = "black-box-test-secret-0123456789-abcdefghijklmnop";
 

@@ -17,7 +17,7 @@ use sounding_domain::{
 };
 use sounding_server::{Config, Running};
 
-use crate::client::{Reply, SECRET};
+use crate::client::{op_request, Reply, SECRET};
 
 /// The e-mail of team `Default`'s owner, created on first start: a subscriber with this
 /// address is a team member (decisions §5).
@@ -112,14 +112,25 @@ impl TestApp {
 
     /// POST `/v1/<op>` with a JSON body and an optional bearer token.
     pub async fn call(&self, op: &str, token: Option<&str>, body: Value) -> Reply {
-        let mut request = self
-            .client
-            .post(format!("{}/v1/{op}", self.base))
-            .json(&body);
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
+        let request = op_request(&self.client, &self.base, op, token, &body);
         Reply::from_response(request.send().await.expect("request sent")).await
+    }
+
+    /// `op` with `key`, asserting a 200: `data`.
+    pub async fn data_with(&self, key: &str, op: &str, body: Value) -> Value {
+        self.call(op, Some(key), body).await.ok().clone()
+    }
+
+    /// The served OpenAPI document (`GET /v1/openapi.json`).
+    pub async fn openapi(&self) -> Value {
+        self.client
+            .get(format!("{}/v1/openapi.json", self.base))
+            .send()
+            .await
+            .expect("document fetched")
+            .json()
+            .await
+            .expect("document is JSON")
     }
 
     /// The same with the default team's owner key.

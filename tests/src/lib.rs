@@ -3,6 +3,7 @@
 
 pub mod bin;
 pub mod client;
+pub mod fixtures;
 pub mod harness;
 pub mod overwrite;
 pub mod pg;

@@ -29,6 +29,11 @@ use tokio::{
 
 use crate::{Reply, TestApp};
 
+/// How long a delivery may take to arrive.
+pub const WITHIN: Duration = Duration::from_secs(15);
+/// How long to keep listening for duplicates once everything expected arrived.
+pub const QUIET: Duration = Duration::from_millis(800);
+
 /// What the receiver answers one request with.
 #[derive(Debug, Clone)]
 pub enum Answer {

@@ -358,37 +358,31 @@ async fn seed(engine: Engine) -> Option<(TestApp, World, Receiver)> {
         )
         .await;
     let comment = app
-        .call(
+        .data_with(
+            &ann_token,
             "public/feedback-comments.create",
-            Some(&ann_token),
             json!({"feedbackId": ann_feedback["id"], "text": "Alpha comment"}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     let vote = app
-        .call(
+        .data_with(
+            &ann_token,
             "public/feedback-votes.create",
-            Some(&ann_token),
             json!({"feedbackId": ann_feedback["id"]}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     let roadmap = app.roadmap("Alpha roadmap").await;
     let stage = app.stage(&roadmap, json!({"name": "Alpha next"})).await;
     let topic = app
         .topic(&ann_token, &stage, json!({"title": "Alpha topic"}))
         .await;
     let topic_comment = app
-        .call(
+        .data_with(
+            &ann_token,
             "public/topic-comments.create",
-            Some(&ann_token),
             json!({"id": topic["id"], "text": "Alpha topic comment"}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     let tag = app
         .team_data("tags.create", json!({"name": "alpha-tag"}))
         .await;
@@ -803,15 +797,7 @@ fn ids_in(body: &Value) -> Vec<String> {
 
 /// The `/v1` operations of the served OpenAPI document.
 async fn documented_operations(app: &TestApp) -> BTreeSet<String> {
-    let doc: Value = app
-        .client
-        .get(format!("{}/v1/openapi.json", app.base))
-        .send()
-        .await
-        .expect("document fetched")
-        .json()
-        .await
-        .expect("document is JSON");
+    let doc: Value = app.openapi().await;
     doc["paths"]
         .as_object()
         .expect("paths")

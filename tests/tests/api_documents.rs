@@ -340,14 +340,12 @@ async fn another_team_cannot_see_or_change_documents(app: TestApp) {
     let doc = published(&app, "Ours", "private to us").await;
     let (_, rival) = app.other_team("rival").await;
     let theirs = app
-        .call(
+        .data_with(
+            &rival,
             "documents.create",
-            Some(&rival),
             json!({"title": "Theirs", "publish": true}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     let id = json!({"id": doc["id"]});
     for op in [
         "documents.info",
@@ -414,14 +412,8 @@ async fn read_only_keys_only_read_and_member_keys_manage_documents(app: TestApp)
 
     let (member, _) = app.key_with(Role::Member, false).await;
     let made = app
-        .call(
-            "documents.create",
-            Some(&member),
-            json!({"title": "By a member"}),
-        )
-        .await
-        .ok()
-        .clone();
+        .data_with(&member, "documents.create", json!({"title": "By a member"}))
+        .await;
     let renamed = app
         .call(
             "documents.update",

@@ -413,14 +413,12 @@ async fn public_create_respects_the_boards_settings(app: TestApp) {
         .await;
     let (_, other_key) = app.other_team("elsewhere").await;
     let foreign = app
-        .call(
+        .data_with(
+            &other_key,
             "feedback-boards.create",
-            Some(&other_key),
             json!({"name": "Theirs"}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     let create = |board: &Value| {
         app.call(
             "public/feedbacks.create",

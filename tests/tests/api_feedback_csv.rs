@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 use sounding_domain::access::Role;
-use sounding_tests::{engine_tests, Reply, TestApp};
+use sounding_tests::{client::op_request, engine_tests, Reply, TestApp};
 
 engine_tests!(
     export_then_import_into_a_second_team_round_trips_titles_texts_statuses_and_creators,
@@ -21,11 +21,7 @@ comments,createdAt,publishedAt,archivedAt";
 
 /// `feedbacks.export` with `key`: (status, content type, body text).
 async fn export(app: &TestApp, key: &str, body: Value) -> (u16, String, String) {
-    let response = app
-        .client
-        .post(format!("{}/v1/feedbacks.export", app.base))
-        .bearer_auth(key)
-        .json(&body)
+    let response = op_request(&app.client, &app.base, "feedbacks.export", Some(key), &body)
         .send()
         .await
         .expect("request sent");

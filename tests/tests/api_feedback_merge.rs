@@ -228,14 +228,8 @@ async fn merge_refusals_are_400_or_404_and_change_nothing(app: TestApp) {
     vote(&app, &jane, &source).await;
     let (_, other_key) = app.other_team("other").await;
     let foreign = app
-        .call(
-            "feedbacks.create",
-            Some(&other_key),
-            json!({"title": "Theirs"}),
-        )
-        .await
-        .ok()
-        .clone();
+        .data_with(&other_key, "feedbacks.create", json!({"title": "Theirs"}))
+        .await;
     let events_before = app.events().await.len();
     let missing = uuid::Uuid::new_v4().to_string();
 
@@ -310,10 +304,7 @@ async fn a_member_key_is_refused_merge_and_an_admin_key_may(app: TestApp) {
 
 async fn counts(app: &TestApp, key: Option<&str>, body: Value) -> Value {
     let key = key.map(str::to_owned).unwrap_or_else(|| app.key.clone());
-    app.call("feedbacks.count", Some(&key), body)
-        .await
-        .ok()
-        .clone()
+    app.data_with(&key, "feedbacks.count", body).await
 }
 
 async fn count_is_per_status_with_archived_apart(app: TestApp) {
@@ -382,14 +373,12 @@ async fn count_by_board_and_unknown_boards(app: TestApp) {
     .assert_error(404, "Board not found");
     let (_, other_key) = app.other_team("other").await;
     let theirs = app
-        .call(
+        .data_with(
+            &other_key,
             "feedback-boards.create",
-            Some(&other_key),
             json!({"name": "Theirs"}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     app.team("feedbacks.count", json!({"boardId": theirs["id"]}))
         .await
         .assert_error(404, "Board not found");

@@ -28,33 +28,35 @@ engine_tests!(
     concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote,
 );
 
+/// `public/feedback-votes.<action>` on item `f` as the subscriber of `token`.
+async fn on_vote(app: &TestApp, action: &str, token: &str, f: &Value) -> Reply {
+    let op = format!("public/feedback-votes.{action}");
+    app.call(&op, Some(token), json!({"feedbackId": f["id"]}))
+        .await
+}
+
 async fn vote(app: &TestApp, token: &str, f: &Value) -> Reply {
-    app.call(
-        "public/feedback-votes.create",
-        Some(token),
-        json!({"feedbackId": f["id"]}),
-    )
-    .await
+    on_vote(app, "create", token, f).await
 }
 
 async fn unvote(app: &TestApp, token: &str, f: &Value) -> Reply {
-    app.call(
-        "public/feedback-votes.delete",
-        Some(token),
-        json!({"feedbackId": f["id"]}),
-    )
-    .await
+    on_vote(app, "delete", token, f).await
 }
 
 async fn vote_info(app: &TestApp, token: &str, f: &Value) -> Value {
-    app.call(
-        "public/feedback-votes.info",
-        Some(token),
-        json!({"feedbackId": f["id"]}),
-    )
-    .await
-    .ok()
-    .clone()
+    on_vote(app, "info", token, f).await.ok().clone()
+}
+
+/// The boards whose feedback the public does not see as it is: a private one, and one whose
+/// new feedback waits for moderation.
+async fn closed_boards(app: &TestApp) -> (Value, Value) {
+    let private = app
+        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
+        .await;
+    let moderated = app
+        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
+        .await;
+    (private, moderated)
 }
 
 /// `feedbackVotesCount` as team `feedbacks.info` reports it.
@@ -437,12 +439,7 @@ async fn list_filters_and_pages(app: TestApp) {
 
 async fn the_public_list_shows_only_published_public_feedback(app: TestApp) {
     let public = app.board(json!({"name": "Public"})).await;
-    let private = app
-        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
-        .await;
-    let moderated = app
-        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
-        .await;
+    let (private, moderated) = closed_boards(&app).await;
     let (_, code) = app.identify("lister@example.com").await;
     app.feedback(json!({"title": "On public", "boardId": public["id"]}))
         .await;
@@ -494,12 +491,7 @@ async fn private_item(app: &TestApp) -> Value {
 async fn only_team_members_vote_on_a_private_board_and_nobody_on_unpublished_feedback(
     app: TestApp,
 ) {
-    let private = app
-        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
-        .await;
-    let moderated = app
-        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
-        .await;
+    let (private, moderated) = closed_boards(&app).await;
     let hidden = app
         .feedback(json!({"title": "Internal", "boardId": private["id"]}))
         .await;
@@ -693,12 +685,7 @@ async fn unvote_on_behalf_is_idempotent_and_creates_nobody(app: TestApp) {
 }
 
 async fn the_team_votes_on_any_of_its_items_and_on_no_other_teams(app: TestApp) {
-    let private = app
-        .board(json!({"name": "Private", "meta": {"isPublic": false}}))
-        .await;
-    let moderated = app
-        .board(json!({"name": "Moderated", "meta": {"requireModeration": true}}))
-        .await;
+    let (private, moderated) = closed_boards(&app).await;
     let (ann, ann_token) = app.identify("ann@example.com").await;
     let hidden = app
         .feedback(json!({"title": "Internal", "boardId": private["id"]}))
@@ -728,14 +715,8 @@ async fn the_team_votes_on_any_of_its_items_and_on_no_other_teams(app: TestApp) 
     // for the e-mail in either team.
     let (_, b_key) = app.other_team("beta").await;
     let b_feedback = app
-        .call(
-            "feedbacks.create",
-            Some(&b_key),
-            json!({"title": "Beta item"}),
-        )
-        .await
-        .ok()
-        .clone();
+        .data_with(&b_key, "feedbacks.create", json!({"title": "Beta item"}))
+        .await;
     let b_subscribers = || async {
         app.call("subscribers.list", Some(&b_key), json!({}))
             .await

@@ -178,14 +178,12 @@ async fn topic_followers_hear_of_comments_and_stage_moves(app: TestApp) {
     .ok();
 
     let c = app
-        .call(
+        .data_with(
+            &bob,
             "public/topic-comments.create",
-            Some(&bob),
             json!({"id": topic["id"], "text": "Needed on the train"}),
         )
-        .await
-        .ok()
-        .clone();
+        .await;
     let got = notes(&app, &ann).await;
     assert_eq!(got.len(), 1);
     assert_eq!(got[0]["kind"], "comment");

@@ -298,15 +298,7 @@ async fn past_a_small_limit_requests_get_429_with_retry_after() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_served_openapi_document_is_the_one_in_docs() {
     let app = TestApp::spawn(Engine::Sqlite).await.unwrap();
-    let served: serde_json::Value = app
-        .client
-        .get(format!("{}/v1/openapi.json", app.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let served: serde_json::Value = app.openapi().await;
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json");
     let on_disk =
         std::fs::read_to_string(&path).expect("docs/openapi.json exists (cargo xtask openapi)");

@@ -363,15 +363,7 @@ async fn a_read_only_key_may_call_every_read(app: TestApp) {
 
 async fn every_operation_is_classified(app: TestApp) {
     let w = world(&app).await;
-    let doc: Value = app
-        .client
-        .get(format!("{}/v1/openapi.json", app.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc: Value = app.openapi().await;
     let documented: BTreeSet<String> = doc["paths"]
         .as_object()
         .unwrap()

@@ -253,10 +253,8 @@ async fn unknown_or_other_team_tag_ids_are_404_and_change_nothing(app: TestApp) 
     set_tags(&app, &item, &[&mine]).await;
     let (_, other_key) = app.other_team("other").await;
     let theirs = app
-        .call("tags.create", Some(&other_key), json!({"name": "Theirs"}))
-        .await
-        .ok()
-        .clone();
+        .data_with(&other_key, "tags.create", json!({"name": "Theirs"}))
+        .await;
     let events_before = app.events().await.len();
     for ids in [
         json!([mine["id"], theirs["id"]]),

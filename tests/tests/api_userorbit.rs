@@ -207,10 +207,8 @@ async fn feedback_create_takes_tag_ids_atomically(app: TestApp) {
     // A tag that is not the team's: 404, and no item, no event.
     let (_, other_key) = app.other_team("elsewhere").await;
     let foreign = app
-        .call("tags.create", Some(&other_key), json!({"name": "Theirs"}))
-        .await
-        .ok()
-        .clone();
+        .data_with(&other_key, "tags.create", json!({"name": "Theirs"}))
+        .await;
     let before = app.census().await;
     for tag in [foreign["id"].clone(), json!(uuid::Uuid::now_v7())] {
         let body = json!({"title": "Never", "tagIds": [bug["id"], tag]});

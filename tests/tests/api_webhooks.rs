@@ -2,10 +2,7 @@
 //! and what a receiver gets for each event (interface §6; decisions §6). The receiver is a
 //! real HTTP server inside the test; signatures are checked with the `standardwebhooks` crate.
 
-use std::{
-    collections::{BTreeMap, BTreeSet, HashMap},
-    time::Duration,
-};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use base64::{engine::general_purpose::STANDARD, Engine as _};
 use serde_json::{json, Value};
@@ -13,7 +10,7 @@ use sounding_domain::access::Role;
 use sounding_tests::{
     client::{assert_timestamp, field_names},
     engine_cases,
-    receiver::{Hook, Receiver, EVENTS},
+    receiver::{Hook, Receiver, EVENTS, QUIET, WITHIN},
     Engine, TestApp,
 };
 
@@ -24,11 +21,6 @@ engine_cases!(
     subscriptions_deliveries_and_redelivery_round_trip,
     subscribing_again_returns_the_subscription_without_its_secret_and_delivers_once,
 );
-
-/// How long a delivery may take to arrive.
-const WITHIN: Duration = Duration::from_secs(15);
-/// How long to keep listening for duplicates once everything expected arrived.
-const QUIET: Duration = Duration::from_millis(800);
 
 const BAD_EVENT: &str = "event must be one of new_feedback, new_feedback_vote, \
     feedback_status_change, feedbacks.create, feedbacks.update, feedbacks.delete, \

@@ -4,7 +4,10 @@
 use std::process::Command;
 
 use serde_json::{json, Value};
-use sounding_tests::bin::{sounding_bin, ServerProcess};
+use sounding_tests::{
+    bin::{create_team_key, sounding_bin, ServerProcess},
+    client::op_request,
+};
 
 fn sqlite_url(dir: &tempfile::TempDir) -> String {
     format!("sqlite://{}", dir.path().join("cli.db").display())
@@ -19,16 +22,28 @@ fn run(args: &[&str], database_url: &str) -> std::process::Output {
         .expect("run sounding")
 }
 
+/// `sounding team create --json` of team Acme (subdomain `acme`) on `database_url`, with
+/// `more` arguments.
+fn create_acme(database_url: &str, more: &[&str]) -> std::process::Output {
+    let create = [
+        "team",
+        "create",
+        "--name",
+        "Acme",
+        "--subdomain",
+        "acme",
+        "--json",
+    ];
+    run(&[&create[..], more].concat(), database_url)
+}
+
 fn post(base: &str, op: &str, token: &str, body: Value) -> (u16, Value) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let response = reqwest::Client::new()
-            .post(format!("{base}/v1/{op}"))
-            .bearer_auth(token)
-            .json(&body)
+        let response = op_request(&reqwest::Client::new(), base, op, Some(token), &body)
             .send()
             .await
             .unwrap();
@@ -40,20 +55,7 @@ fn post(base: &str, op: &str, token: &str, body: Value) -> (u16, Value) {
 fn team_create_json_prints_one_object_whose_key_works() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
-    let out = run(
-        &[
-            "team",
-            "create",
-            "--name",
-            "Acme",
-            "--subdomain",
-            "acme",
-            "--owner-email",
-            "boss@acme.io",
-            "--json",
-        ],
-        &url,
-    );
+    let out = create_acme(&url, &["--owner-email", "boss@acme.io"]);
     assert!(
         out.status.success(),
         "{}",
@@ -73,18 +75,7 @@ fn team_create_json_prints_one_object_whose_key_works() {
     assert_eq!(printed["team"]["subdomain"], "acme");
     assert_eq!(printed["team"]["name"], "Acme");
 
-    let again = run(
-        &[
-            "team",
-            "create",
-            "--name",
-            "Acme",
-            "--subdomain",
-            "acme",
-            "--json",
-        ],
-        &url,
-    );
+    let again = create_acme(&url, &[]);
     assert!(!again.status.success());
     let err = String::from_utf8(again.stderr).unwrap();
     assert!(err.contains("acme"), "{err}");
@@ -140,19 +131,7 @@ fn first_start_prints_the_default_key_once_and_later_starts_do_not() {
 fn api_key_create_and_revoke_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let url = sqlite_url(&dir);
-    let created = run(
-        &[
-            "team",
-            "create",
-            "--name",
-            "Keys",
-            "--subdomain",
-            "keys",
-            "--json",
-        ],
-        &url,
-    );
-    assert!(created.status.success());
+    create_team_key(&url, "Keys", "keys");
     let out = run(
         &[
             "api-key",

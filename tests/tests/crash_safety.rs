@@ -25,6 +25,7 @@ use futures_util::future::join_all;
 use serde_json::{json, Value};
 use sounding_tests::{
     bin::{create_team_key, ServerProcess},
+    client::op_request,
     pg::{fresh_database, require_postgres},
     receiver::ReservedPort,
     SECRET,
@@ -1029,10 +1030,7 @@ async fn post(
     token: &str,
     body: &Value,
 ) -> Option<(u16, Value)> {
-    let response = client
-        .post(format!("{base}/v1/{op}"))
-        .bearer_auth(token)
-        .json(body)
+    let response = op_request(client, base, op, Some(token), body)
         .send()
         .await
         .ok()?;

@@ -2,7 +2,7 @@
 //! (`teams`, `subscribers`, `boards`, `feedback`, `votes`, `comments` with follows, `outbox`
 //! with settings, `roadmaps` with stages, `topics`, `webhooks`, `notifications`, `documents`,
 //! `tags` with merges and counts, `access` for team administration, `edits` for atomic edits,
-//! `moderation` for comment edits and removals, `session` for the authenticated subscriber; `fixtures` builds their values), run against
+//! `moderation` for comment edits and removals, `session` for the authenticated subscriber; `sounding_tests::fixtures` builds their values), run against
 //! every adapter — the in-memory store, diesel on SQLite and diesel on PostgreSQL — so all three
 //! keep the same promises. This is the storage test suite: `crates/store-diesel/tests` keeps
 //! only what is diesel's own (statement counts, the writer, connections, migrations).
@@ -21,8 +21,6 @@ mod documents;
 mod edits;
 #[path = "port_contract/feedback.rs"]
 mod feedback;
-#[path = "port_contract/fixtures.rs"]
-mod fixtures;
 #[path = "port_contract/moderation.rs"]
 mod moderation;
 #[path = "port_contract/notifications.rs"]
@@ -51,7 +49,8 @@ use std::sync::Arc;
 use sounding_domain::ports::Store;
 use sounding_store_diesel::{DieselStore, Engine};
 use sounding_store_memory::MemoryStore;
-use sounding_tests::pg;
+// The storage tests of `sounding-store-diesel` build their values with the same fixtures.
+use sounding_tests::{fixtures, pg};
 use tempfile::TempDir;
 
 /// A store under test, and whatever must live as long as it (the SQLite file's directory).

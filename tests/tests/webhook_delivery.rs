@@ -13,9 +13,10 @@ use serde_json::{json, Value};
 use sounding_server::{Config, Running};
 use sounding_tests::{
     bin::{create_team_key, ServerProcess},
+    client::op_request,
     engine_cases,
     pg::{fresh_database, require_postgres},
-    receiver::{eventually, fast_webhooks, Answer, Hook, Receiver, ReservedPort},
+    receiver::{eventually, fast_webhooks, Answer, Hook, Receiver, ReservedPort, QUIET, WITHIN},
     Engine, TestApp, SECRET,
 };
 
@@ -27,9 +28,6 @@ engine_cases!(
     a_hung_receiver_times_out_and_is_retried,
     an_instance_with_webhooks_off_leaves_delivery_to_another,
 );
-
-const WITHIN: Duration = Duration::from_secs(15);
-const QUIET: Duration = Duration::from_millis(800);
 
 /// Written to the real stderr, so counts show even when the test passes.
 fn report(line: &str) {
@@ -244,10 +242,7 @@ async fn an_instance_with_webhooks_off_leaves_delivery_to_another(engine: Engine
 }
 
 async fn post(base: &str, key: &str, op: &str, body: Value) -> Value {
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/{op}"))
-        .bearer_auth(key)
-        .json(&body)
+    let response = op_request(&reqwest::Client::new(), base, op, Some(key), &body)
         .send()
         .await
         .expect("request sent");

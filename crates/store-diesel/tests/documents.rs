@@ -5,41 +5,25 @@
 
 mod support;
 
-use diesel::connection::set_default_instrumentation;
 use sounding_domain::{
     document::{Document, DocumentQuery, DocumentSort},
     feedback_comment::Direction,
     ids::DocumentId,
     page::PageRequest,
-    ports::{DocumentStore, SubscriberStore},
-    subscriber::Identify,
+    ports::DocumentStore,
 };
-use support::{on_every_engine, statement_counter, statements_of, t0, team, Env};
-use tempfile::TempDir;
-
-/// The shared store, with the statement counter installed before it connects.
-async fn migrated(url: String, dir: Option<TempDir>) -> Env {
-    set_default_instrumentation(statement_counter).unwrap();
-    support::migrated(url, dir).await
-}
-
-async fn sqlite() -> Option<Env> {
-    let (url, dir) = support::sqlite_database();
-    Some(migrated(url, Some(dir)).await)
-}
-
-async fn postgres() -> Option<Env> {
-    let url = support::postgres_database().await?;
-    Some(migrated(url, None).await)
-}
+use sounding_tests::fixtures::{subscriber, t0};
+use support::{
+    counted::{postgres, sqlite},
+    on_every_engine, statements_of, team, Env,
+};
 
 on_every_engine!(document_reads_run_a_constant_number_of_statements);
 
 async fn document_reads_run_a_constant_number_of_statements(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    let reader = Identify::new(Some("reader@example.com"), None, None, None, None).unwrap();
-    let reader = store.identify(a, &reader, t0()).await.unwrap().0.id;
+    let reader = subscriber(store, a, "reader@example.com").await.id;
     let mut first = None;
     for n in 0..30_i64 {
         let at = t0().plus_seconds(n);

@@ -8,23 +8,22 @@
 
 mod support;
 
-use serde_json::json;
 use sounding_domain::{
-    board::{Board, BoardMeta},
-    event::{EventKind, NewEvent},
+    board::Board,
+    event::EventKind,
     feedback::{
         Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView,
-        Priority,
     },
-    ids::{BoardId, FeedbackId, SubscriberId, TeamId},
-    page::PageRequest,
-    ports::{BoardStore, FeedbackStore, SubscriberStore},
-    subscriber::{Identify, Subscriber},
+    ids::{BoardId, SubscriberId, TeamId},
+    ports::{BoardStore, FeedbackStore},
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
-use sounding_tests::overwrite::Overwrite;
-use support::{on_every_engine, postgres, sqlite, t0, team, Env};
+use sounding_tests::{
+    fixtures::{self, event, list_query as query, subscriber, t0},
+    overwrite::Overwrite,
+};
+use support::{on_every_engine, postgres, sqlite, team, Env};
 
 on_every_engine!(
     a_public_boards_total_follows_every_change_to_its_items,
@@ -32,72 +31,22 @@ on_every_engine!(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures
-
-async fn subscriber(store: &DieselStore, team: TeamId, email: &str) -> Subscriber {
-    let input = Identify::new(Some(email), None, None, None, None).unwrap();
-    store.identify(team, &input, t0()).await.unwrap().0
-}
+// Fixtures (beyond the shared ones)
 
 async fn board(store: &DieselStore, team: TeamId, slug: &str, is_public: bool) -> Board {
-    let board = Board {
-        id: BoardId::new(),
-        team_id: team,
-        name: format!("Board {slug}"),
-        slug: slug.into(),
-        description: String::new(),
-        order: 1,
-        meta: BoardMeta {
-            is_public,
-            ..BoardMeta::default()
-        },
-        created_at: t0(),
-        updated_at: t0(),
-    };
+    let mut board = fixtures::board(team, slug, 1, t0());
+    board.meta.is_public = is_public;
     store.insert_board(&board).await.unwrap();
     board
 }
 
-/// A published item with no board, created at `created_at`.
+/// A published item with no board titled `title` (the lists here are compared by title), with
+/// a fresh url id.
 fn item(team: TeamId, creator: SubscriberId, title: &str, created_at: Timestamp) -> Feedback {
+    let url_id = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
     Feedback {
-        id: FeedbackId::new(),
-        team_id: team,
-        board_id: None,
-        url_id: uuid::Uuid::new_v4().simple().to_string()[..10].to_owned(),
         title: title.into(),
-        text: String::new(),
-        status: FeedbackStatus::InReview,
-        priority: Priority::Medium,
-        kind: None,
-        creator_id: creator,
-        meta: Default::default(),
-        published_at: Some(created_at),
-        archived_at: None,
-        created_at,
-        updated_at: created_at,
-        last_modified_by_id: None,
-    }
-}
-
-fn event(team: TeamId, kind: EventKind) -> NewEvent {
-    NewEvent::new(team, kind, t0(), &[], json!({}))
-}
-
-fn query(scope: FeedbackScope, sort: FeedbackSort) -> FeedbackQuery {
-    FeedbackQuery {
-        scope,
-        sort,
-        statuses: Vec::new(),
-        board_id: None,
-        tag_id: None,
-        search: None,
-        trending_since: t0(),
-        created: sounding_domain::feedback::CreatedRange::default(),
-        page: PageRequest {
-            limit: 100,
-            offset: 0,
-        },
+        ..fixtures::feedback(team, None, creator, &url_id, created_at)
     }
 }
 
@@ -228,7 +177,7 @@ async fn commits_that_wrote_events_are_announced_and_reads_are_not(env: Env) {
 
     let f = item(a, jane.id, "Dark Mode", t0());
     store
-        .insert_feedback(&f, &[], &[event(a, EventKind::NewFeedback)])
+        .insert_feedback(&f, &[], &[event(a, EventKind::NewFeedback, t0(), 0)])
         .await
         .unwrap();
     assert_eq!(announced.load(Ordering::SeqCst), before + 1);

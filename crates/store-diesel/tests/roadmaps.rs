@@ -9,45 +9,28 @@ mod support;
 
 use std::collections::HashMap;
 
-use diesel::connection::set_default_instrumentation;
 use serde_json::json;
 use sounding_domain::{
-    event::{EventKind, NewEvent},
-    feedback_comment::{CommentSort, Direction},
-    ids::{RoadmapId, StageId, SubscriberId, TeamId, TopicCommentId, TopicId, TopicVoteId},
+    event::EventKind,
+    feedback_comment::Direction,
+    ids::{RoadmapId, SubscriberId, TeamId, TopicId},
     page::PageRequest,
     ports::{Conflict, OutboxStore, RoadmapStore, StoreError, SubscriberStore, TopicStore},
     roadmap::Roadmap,
-    stage::{Stage, StageMeta},
-    subscriber::{Identify, Subscriber, SubscriberSource},
+    stage::Stage,
     timestamp::Timestamp,
     topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView},
-    topic_comment::{CommentSource, ThreadQuery, ThreadScope, TopicComment},
-    topic_vote::TopicVote,
+    topic_comment::{ThreadQuery, ThreadScope, TopicComment},
 };
 use sounding_store_diesel::DieselStore;
-use support::{at, on_every_engine, statement_counter, statements_of, t0, team, Env};
-use tempfile::TempDir;
-
-// ---------------------------------------------------------------------------------------------
-// Backends
-
-/// The shared store, with the statement counter installed before it connects.
-async fn migrated(url: String, dir: Option<TempDir>) -> Env {
-    // Before any connection opens, so the store's connections all report their statements.
-    set_default_instrumentation(statement_counter).unwrap();
-    support::migrated(url, dir).await
-}
-
-async fn sqlite() -> Option<Env> {
-    let (url, dir) = support::sqlite_database();
-    Some(migrated(url, Some(dir)).await)
-}
-
-async fn postgres() -> Option<Env> {
-    let url = support::postgres_database().await?;
-    Some(migrated(url, None).await)
-}
+use sounding_tests::fixtures::{
+    self, anonymous, at, event, stored_roadmap, stored_stage, stored_topic, subscriber, t0,
+    thread_query, topic_comment, topic_query, topic_vote,
+};
+use support::{
+    counted::{postgres, sqlite},
+    on_every_engine, statements_of, team, Env,
+};
 
 on_every_engine!(
     stages_count_their_published_topics_and_hide_private_ones,
@@ -59,94 +42,27 @@ on_every_engine!(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures
+// Fixtures (beyond the shared ones)
 
-async fn subscriber(store: &DieselStore, team: TeamId, email: &str) -> Subscriber {
-    let input = Identify::new(Some(email), None, None, None, None).unwrap();
-    store.identify(team, &input, t0()).await.unwrap().0
-}
-
-fn anonymous(team: TeamId, name: &str) -> Subscriber {
-    Subscriber {
-        id: SubscriberId::new(),
-        team_id: team,
-        name: name.into(),
-        email: None,
-        source: SubscriberSource::Widget,
-        meta: Default::default(),
-        attributes: Default::default(),
-        avatar_url: None,
-        token_version: 0,
-        created_at: t0(),
-        last_updated: t0(),
-    }
-}
-
-async fn roadmap(store: &DieselStore, team: TeamId, name: &str) -> Roadmap {
-    let roadmap = Roadmap::new(team, Some(name), Some("what comes next"), false, t0()).unwrap();
-    store.insert_roadmap(&roadmap, &[]).await.unwrap();
-    roadmap
-}
-
-fn new_stage(roadmap: &Roadmap, name: &str) -> Stage {
-    Stage {
-        id: StageId::new(),
-        team_id: roadmap.team_id,
-        roadmap_id: roadmap.id,
-        name: name.into(),
-        order: 0,
-        meta: StageMeta::default(),
-        created_at: t0(),
-        updated_at: t0(),
-    }
-}
-
-/// A stage added at `position`, as stored.
-async fn stage_at(
-    store: &DieselStore,
-    roadmap: &Roadmap,
-    name: &str,
-    position: Option<i64>,
-) -> Stage {
-    store
-        .insert_stage(&new_stage(roadmap, name), position)
-        .await
-        .unwrap()
-        .expect("the roadmap exists")
-}
-
+/// A private stage stored last in `roadmap`.
 async fn private_stage(store: &DieselStore, roadmap: &Roadmap, name: &str) -> Stage {
-    let mut stage = new_stage(roadmap, name);
+    let mut stage = fixtures::stage(roadmap, name, t0());
     stage.meta.is_private = true;
     store.insert_stage(&stage, None).await.unwrap().unwrap()
 }
 
-/// A published topic on `stage` with a fresh url id, created at `created_at`.
+/// A published topic on `stage` titled `title` (the lists here are compared by title), with a
+/// fresh url id.
 fn topic(stage: &Stage, creator: SubscriberId, title: &str, created_at: Timestamp) -> Topic {
+    let url_id = uuid::Uuid::new_v4().simple().to_string()[..10].to_owned();
     Topic {
-        id: TopicId::new(),
-        team_id: stage.team_id,
-        roadmap_id: stage.roadmap_id,
-        stage_id: stage.id,
-        url_id: uuid::Uuid::new_v4().simple().to_string()[..10].to_owned(),
         title: title.into(),
-        description: format!("about {title}"),
-        text: String::new(),
-        subscriber_id: creator,
-        meta: Default::default(),
-        visits: 0,
-        published_at: Some(created_at),
-        created_at,
-        updated_at: created_at,
+        ..fixtures::topic(stage, creator, &url_id, created_at)
     }
 }
 
 async fn insert(store: &DieselStore, topic: &Topic) {
-    store.insert_topic(topic, None, &[]).await.unwrap();
-}
-
-fn event(team: TeamId, kind: EventKind) -> NewEvent {
-    NewEvent::new(team, kind, t0(), &[], json!({}))
+    stored_topic(store, topic.clone()).await;
 }
 
 async fn events(store: &DieselStore, team: TeamId) -> Vec<String> {
@@ -159,54 +75,8 @@ async fn events(store: &DieselStore, team: TeamId) -> Vec<String> {
         .collect()
 }
 
-fn vote(topic: TopicId, creator: SubscriberId) -> TopicVote {
-    TopicVote {
-        id: TopicVoteId::new(),
-        topic_id: topic,
-        creator_id: creator,
-        created_at: t0(),
-    }
-}
-
-fn comment(
-    topic: &Topic,
-    author: SubscriberId,
-    parent: Option<&TopicComment>,
-    text: &str,
-    created_at: Timestamp,
-) -> TopicComment {
-    let id = TopicCommentId::new();
-    TopicComment {
-        id,
-        team_id: topic.team_id,
-        topic_id: topic.id,
-        creator_id: author,
-        parent_id: parent.map(|p| p.id),
-        root_id: parent.map_or(id, |p| p.root_id),
-        text: text.into(),
-        source: CommentSource::Widget,
-        created_at,
-        updated_at: created_at,
-        deleted_at: None,
-    }
-}
-
 async fn add_comment(store: &DieselStore, comment: &TopicComment) {
     assert!(store.insert_topic_comment(comment, &[]).await.unwrap());
-}
-
-fn topic_query(sort: TopicSort, direction: Direction) -> TopicQuery {
-    TopicQuery {
-        roadmap_id: None,
-        stage_id: None,
-        published_only: false,
-        sort,
-        direction,
-        page: PageRequest {
-            limit: 100,
-            offset: 0,
-        },
-    }
 }
 
 async fn list(store: &DieselStore, team: TeamId, query: &TopicQuery) -> (Vec<String>, i64) {
@@ -218,19 +88,6 @@ async fn list(store: &DieselStore, team: TeamId, query: &TopicQuery) -> (Vec<Str
     )
 }
 
-fn thread_query(topic: Option<TopicId>, scope: ThreadScope) -> ThreadQuery {
-    ThreadQuery {
-        topic,
-        scope,
-        sort: CommentSort::CreatedAt,
-        direction: Direction::Asc,
-        page: PageRequest {
-            limit: 100,
-            offset: 0,
-        },
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Stages
 
@@ -238,10 +95,10 @@ async fn stages_count_their_published_topics_and_hide_private_ones(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
     let jane = subscriber(store, a, "jane@example.com").await;
-    let map = roadmap(store, a, "Product").await;
-    let open = stage_at(store, &map, "Open", None).await;
+    let map = stored_roadmap(store, a, "Product").await;
+    let open = stored_stage(store, &map, "Open").await;
     let hidden = private_stage(store, &map, "Hidden").await;
-    let empty = stage_at(store, &map, "Empty", None).await;
+    let empty = stored_stage(store, &map, "Empty").await;
     for n in 0..3 {
         insert(store, &topic(&open, jane.id, &format!("t{n}"), t0())).await;
     }
@@ -286,10 +143,10 @@ async fn stages_count_their_published_topics_and_hide_private_ones(env: Env) {
 async fn a_topic_round_trips_with_a_new_anonymous_creator(env: Env) {
     let store = &*env.store;
     let (a, b) = (team(store, "a").await, team(store, "b").await);
-    let map = roadmap(store, a, "Product").await;
-    stage_at(store, &map, "First", None).await;
-    let stage = stage_at(store, &map, "Planned", None).await;
-    let creator = anonymous(a, "Blue Happy Elephant");
+    let map = stored_roadmap(store, a, "Product").await;
+    stored_stage(store, &map, "First").await;
+    let stage = stored_stage(store, &map, "Planned").await;
+    let creator = anonymous(a, "Blue Happy Elephant", t0());
 
     let mut t = topic(
         &stage,
@@ -308,7 +165,7 @@ async fn a_topic_round_trips_with_a_new_anonymous_creator(env: Env) {
         .insert_topic(
             &t,
             Some(creator.clone()),
-            &[event(a, EventKind::TopicsCreate)],
+            &[event(a, EventKind::TopicsCreate, t0(), 0)],
         )
         .await
         .unwrap();
@@ -358,19 +215,19 @@ async fn a_taken_url_id_writes_neither_topic_nor_creator(env: Env) {
     let store = &*env.store;
     let (a, b) = (team(store, "a").await, team(store, "b").await);
     let jane = subscriber(store, a, "jane@example.com").await;
-    let map = roadmap(store, a, "Product").await;
-    let stage = stage_at(store, &map, "Open", None).await;
+    let map = stored_roadmap(store, a, "Product").await;
+    let stage = stored_stage(store, &map, "Open").await;
     let first = topic(&stage, jane.id, "First", t0());
     insert(store, &first).await;
 
-    let newcomer = anonymous(a, "Red Calm Owl");
+    let newcomer = anonymous(a, "Red Calm Owl", t0());
     let mut second = topic(&stage, newcomer.id, "Second", t0());
     second.url_id = first.url_id.clone();
     let err = store
         .insert_topic(
             &second,
             Some(newcomer.clone()),
-            &[event(a, EventKind::TopicsCreate)],
+            &[event(a, EventKind::TopicsCreate, t0(), 0)],
         )
         .await
         .unwrap_err();
@@ -387,8 +244,8 @@ async fn a_taken_url_id_writes_neither_topic_nor_creator(env: Env) {
     );
 
     // Another team may use the same url id.
-    let their_map = roadmap(store, b, "Theirs").await;
-    let their_stage = stage_at(store, &their_map, "Open", None).await;
+    let their_map = stored_roadmap(store, b, "Theirs").await;
+    let their_stage = stored_stage(store, &their_map, "Open").await;
     let mut theirs = topic(&their_stage, SubscriberId::new(), "Theirs", t0());
     theirs.url_id = first.url_id.clone();
     insert(store, &theirs).await;
@@ -397,8 +254,8 @@ async fn a_taken_url_id_writes_neither_topic_nor_creator(env: Env) {
 async fn lists_sort_by_each_column_with_ties_by_id(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    let map = roadmap(store, a, "Product").await;
-    let stage = stage_at(store, &map, "Open", None).await;
+    let map = stored_roadmap(store, a, "Product").await;
+    let stage = stored_stage(store, &map, "Open").await;
     let base = at("2026-03-01T00:00:00Z");
     // Title keys: "banana", "apple", "cherry", "apple", "éclair" (after every ASCII letter,
     // bytewise), "zebra". Each title gets its own id, creation time and votes.
@@ -423,7 +280,7 @@ async fn lists_sort_by_each_column_with_ties_by_id(env: Env) {
         insert(store, &t).await;
         for _ in 0..votes {
             store
-                .cast_topic_vote(a, &vote(t.id, SubscriberId::new()), &[])
+                .cast_topic_vote(a, &topic_vote(&t, SubscriberId::new(), t0()), &[])
                 .await
                 .unwrap();
         }
@@ -484,11 +341,11 @@ async fn lists_sort_by_each_column_with_ties_by_id(env: Env) {
 async fn lists_filter_by_roadmap_stage_and_publication_and_page(env: Env) {
     let store = &*env.store;
     let (a, b) = (team(store, "a").await, team(store, "b").await);
-    let map = roadmap(store, a, "Product").await;
-    let other_map = roadmap(store, a, "Other").await;
-    let s1 = stage_at(store, &map, "One", None).await;
-    let s2 = stage_at(store, &map, "Two", None).await;
-    let s3 = stage_at(store, &other_map, "Three", None).await;
+    let map = stored_roadmap(store, a, "Product").await;
+    let other_map = stored_roadmap(store, a, "Other").await;
+    let s1 = stored_stage(store, &map, "One").await;
+    let s2 = stored_stage(store, &map, "Two").await;
+    let s3 = stored_stage(store, &other_map, "Three").await;
     let base = at("2026-03-01T00:00:00Z");
     let creator = SubscriberId::new();
     for (n, stage, published) in [
@@ -504,8 +361,8 @@ async fn lists_filter_by_roadmap_stage_and_publication_and_page(env: Env) {
         }
         insert(store, &t).await;
     }
-    let their_map = roadmap(store, b, "Theirs").await;
-    let theirs = stage_at(store, &their_map, "Theirs", None).await;
+    let their_map = stored_roadmap(store, b, "Theirs").await;
+    let theirs = stored_stage(store, &their_map, "Theirs").await;
     insert(store, &topic(&theirs, creator, "theirs", base)).await;
 
     let q = topic_query(TopicSort::CreatedAt, Direction::Asc);
@@ -567,11 +424,11 @@ async fn lists_filter_by_roadmap_stage_and_publication_and_page(env: Env) {
 async fn lists_and_threads_run_a_constant_number_of_statements(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    let map = roadmap(store, a, "Product").await;
+    let map = stored_roadmap(store, a, "Product").await;
     let stages = [
-        stage_at(store, &map, "One", None).await,
-        stage_at(store, &map, "Two", None).await,
-        stage_at(store, &map, "Three", None).await,
+        stored_stage(store, &map, "One").await,
+        stored_stage(store, &map, "Two").await,
+        stored_stage(store, &map, "Three").await,
     ];
     // Authors and topics of a thread page are read by primary key, without the team id.
     let mut by_key = Vec::new();
@@ -581,11 +438,15 @@ async fn lists_and_threads_run_a_constant_number_of_statements(env: Env) {
         let t = topic(stage, author.id, &format!("t{n}"), t0().plus_seconds(n));
         insert(store, &t).await;
         by_key.extend([author.id.to_string(), t.id.to_string()]);
-        let root = comment(&t, author.id, None, "root", t0().plus_seconds(n));
+        let root = topic_comment(&t, author.id, None, "root", t0().plus_seconds(n));
         add_comment(store, &root).await;
-        let reply = comment(&t, SubscriberId::new(), Some(&root), "reply", t0());
+        let reply = topic_comment(&t, SubscriberId::new(), Some(&root), "reply", t0());
         add_comment(store, &reply).await;
-        add_comment(store, &comment(&t, author.id, Some(&reply), "deeper", t0())).await;
+        add_comment(
+            store,
+            &topic_comment(&t, author.id, Some(&reply), "deeper", t0()),
+        )
+        .await;
     }
     let marker = a.to_string();
     let thread_markers: Vec<&str> = std::iter::once(marker.as_str())

@@ -19,12 +19,13 @@ use sounding_domain::{
     ports::{Conflict, OutboxStore, StoreError, WebhookStore},
     timestamp::Timestamp,
     webhook::{
-        new_secret, AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery,
-        DeliveryStatus, LeasedDelivery, WebhookSubscription,
+        AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery, DeliveryStatus,
+        LeasedDelivery, WebhookSubscription,
     },
 };
 use sounding_store_diesel::DieselStore;
-use support::{on_every_engine, postgres, sqlite, t0, team, Env};
+use sounding_tests::fixtures::{t0, webhook};
+use support::{on_every_engine, postgres, sqlite, team, Env};
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -45,6 +46,16 @@ impl Env {
             Some(path) => Raw::Sqlite(SqliteConnection::establish(path).unwrap()),
             None => Raw::Postgres(PgConnection::establish(&self.url).unwrap()),
         }
+    }
+
+    /// A transaction begun on a PostgreSQL connection of its own, outside the store (for the
+    /// checks of row locks, which only PostgreSQL has).
+    fn postgres_transaction(&self) -> PgConnection {
+        let Raw::Postgres(mut other) = self.raw() else {
+            unreachable!("row locks are checked on PostgreSQL only")
+        };
+        diesel::sql_query("BEGIN").execute(&mut other).unwrap();
+        other
     }
 
     /// Runs a statement outside the store; the rows it touched.
@@ -74,21 +85,14 @@ fn secs(n: i64) -> Timestamp {
     t0().plus_seconds(n)
 }
 
+/// A stored subscription of `team` to new feedback (the events every check here emits).
 async fn subscribe(
     store: &DieselStore,
     team: TeamId,
-    kind: EventKind,
     url: &str,
     created_at: Timestamp,
 ) -> WebhookSubscription {
-    let webhook = WebhookSubscription {
-        id: WebhookId::new(),
-        team_id: team,
-        target_url: url.into(),
-        event: kind,
-        secret: new_secret(),
-        created_at,
-    };
+    let webhook = webhook(team, EventKind::NewFeedback, url, created_at);
     store.insert_webhook(&webhook).await.unwrap();
     webhook
 }
@@ -176,14 +180,7 @@ fn ids(leased: &[LeasedDelivery]) -> HashSet<DeliveryId> {
 async fn fan_out_is_idempotent_and_takes_the_oldest_events_first(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    let w = subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/",
-        secs(0),
-    )
-    .await;
+    let w = subscribe(store, a, "https://a.example/", secs(0)).await;
     let mut events = Vec::new();
     for _ in 0..5 {
         events.push(emit(store, a, EventKind::NewFeedback).await);
@@ -228,14 +225,7 @@ async fn fan_out_is_idempotent_and_takes_the_oldest_events_first(env: Env) {
 async fn an_expired_lease_passes_to_another_owner_and_the_first_loses_it(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/",
-        secs(0),
-    )
-    .await;
+    subscribe(store, a, "https://a.example/", secs(0)).await;
     emit(store, a, EventKind::NewFeedback).await;
     store.fan_out(t0(), 100).await.unwrap();
 
@@ -277,22 +267,8 @@ async fn an_expired_lease_passes_to_another_owner_and_the_first_loses_it(env: En
 async fn a_delivery_whose_subscription_vanished_is_failed_not_leased(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    let lost = subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://lost.example/",
-        secs(0),
-    )
-    .await;
-    let kept = subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://kept.example/",
-        secs(1),
-    )
-    .await;
+    let lost = subscribe(store, a, "https://lost.example/", secs(0)).await;
+    let kept = subscribe(store, a, "https://kept.example/", secs(1)).await;
     let e = emit(store, a, EventKind::NewFeedback).await;
     store.fan_out(t0(), 100).await.unwrap();
     // As a fan-out racing a delete on another instance could leave it: the row is gone, its
@@ -324,22 +300,8 @@ async fn concurrent_fan_outs_take_each_event_once(env: Env) {
     const N: usize = 200;
     let store = env.store.clone();
     let a = team(&store, "a").await;
-    let w1 = subscribe(
-        &store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/1",
-        secs(0),
-    )
-    .await;
-    let w2 = subscribe(
-        &store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/2",
-        secs(1),
-    )
-    .await;
+    let w1 = subscribe(&store, a, "https://a.example/1", secs(0)).await;
+    let w2 = subscribe(&store, a, "https://a.example/2", secs(1)).await;
     let events: Vec<NewEvent> = (0..N)
         .map(|_| NewEvent::new(a, EventKind::NewFeedback, t0(), &[], json!({})))
         .collect();
@@ -388,21 +350,11 @@ async fn locked_rows_are_skipped_not_waited_for(env: Env) {
     }
     let store = &*env.store;
     let a = team(store, "a").await;
-    subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/",
-        secs(0),
-    )
-    .await;
+    subscribe(store, a, "https://a.example/", secs(0)).await;
     let e1 = emit(store, a, EventKind::NewFeedback).await;
     let e2 = emit(store, a, EventKind::NewFeedback).await;
 
-    let Raw::Postgres(mut other) = env.raw() else {
-        unreachable!()
-    };
-    diesel::sql_query("BEGIN").execute(&mut other).unwrap();
+    let mut other = env.postgres_transaction();
     diesel::sql_query(format!(
         "SELECT seq FROM outbox_events WHERE id = '{}' FOR UPDATE",
         e1.id
@@ -422,10 +374,7 @@ async fn locked_rows_are_skipped_not_waited_for(env: Env) {
     let list = deliveries(store, a).await;
     let held = list.iter().find(|d| d.event_id == e1.id).unwrap().id;
 
-    let Raw::Postgres(mut other) = env.raw() else {
-        unreachable!()
-    };
-    diesel::sql_query("BEGIN").execute(&mut other).unwrap();
+    let mut other = env.postgres_transaction();
     diesel::sql_query(format!(
         "SELECT id FROM webhook_deliveries WHERE id = '{held}' FOR UPDATE"
     ))
@@ -451,14 +400,7 @@ async fn locked_rows_are_skipped_not_waited_for(env: Env) {
 async fn released_leases_are_due_at_once_and_only_the_owners_are_released(env: Env) {
     let store = &*env.store;
     let a = team(store, "a").await;
-    subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/",
-        secs(0),
-    )
-    .await;
+    subscribe(store, a, "https://a.example/", secs(0)).await;
     for _ in 0..4 {
         emit(store, a, EventKind::NewFeedback).await;
     }
@@ -536,14 +478,7 @@ async fn redelivery_waits_for_a_lease_being_taken(env: Env) {
     }
     let store = &*env.store;
     let a = team(store, "a").await;
-    subscribe(
-        store,
-        a,
-        EventKind::NewFeedback,
-        "https://a.example/",
-        secs(0),
-    )
-    .await;
+    subscribe(store, a, "https://a.example/", secs(0)).await;
     emit(store, a, EventKind::NewFeedback).await;
     emit(store, a, EventKind::NewFeedback).await;
     store.fan_out(t0(), 100).await.unwrap();
@@ -551,10 +486,7 @@ async fn redelivery_waits_for_a_lease_being_taken(env: Env) {
     let (leased, rolled_back) = (list[0].id, list[1].id);
 
     for (id, end) in [(leased, "COMMIT"), (rolled_back, "ROLLBACK")] {
-        let Raw::Postgres(mut other) = env.raw() else {
-            unreachable!()
-        };
-        diesel::sql_query("BEGIN").execute(&mut other).unwrap();
+        let mut other = env.postgres_transaction();
         diesel::sql_query(format!(
             "UPDATE webhook_deliveries SET lease_owner = 'x', \
              lease_until = next_attempt_at + INTERVAL '1 hour' WHERE id = '{id}'"

@@ -6,14 +6,20 @@ use std::sync::Arc;
 
 use sounding_domain::{
     board::BoardView,
-    ids::BoardId,
+    ids::{BoardId, TeamId},
     ports::{Conflict, Store},
 };
 use uuid::Uuid;
 
 use crate::fixtures::{
-    at, board, board_ref, conflict, feedback, read, stored_team, subscriber, t0, view,
+    at, board, board_ref, conflict, feedback, read, stored_board, stored_team, subscriber, t0, view,
 };
+
+/// The feedback count of a board, if `team` has it.
+async fn feedback_count(store: &dyn Store, team: TeamId, board: BoardId) -> Option<i64> {
+    let view = store.board(team, board).await.unwrap();
+    view.map(|v| v.feedback_count)
+}
 
 pub async fn boards_are_ordered_and_filtered(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
@@ -63,8 +69,7 @@ pub async fn boards_are_ordered_and_filtered(store: Arc<dyn Store>) {
 pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    store.insert_board(&ideas).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
     assert!(store.board_slug_taken(team, "ideas").await.unwrap());
     assert!(!store.board_slug_taken(team, "bugs").await.unwrap());
     assert!(!store.board_slug_taken(other, "ideas").await.unwrap());
@@ -92,8 +97,7 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
         Some(view(&renamed))
     );
 
-    let bugs = board(team, "bugs", 2, t0());
-    store.insert_board(&bugs).await.unwrap();
+    let bugs = stored_board(&*store, team, "bugs", 2).await;
     let mut clash = bugs.clone();
     clash.slug = "ideas".into();
     clash.name = "Clash".into();
@@ -117,10 +121,8 @@ pub async fn board_slugs_are_unique_per_team(store: Arc<dyn Store>) {
 pub async fn boards_are_deleted_only_by_their_team(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let first = board(team, "first", 1, t0());
-    let last = board(team, "last", 5, t0());
-    store.insert_board(&first).await.unwrap();
-    store.insert_board(&last).await.unwrap();
+    let first = stored_board(&*store, team, "first", 1).await;
+    let last = stored_board(&*store, team, "last", 5).await;
 
     assert!(!store.delete_board(other, last.id).await.unwrap());
     assert_eq!(store.board(team, last.id).await.unwrap(), Some(view(&last)));
@@ -136,10 +138,8 @@ pub async fn boards_are_deleted_only_by_their_team(store: Arc<dyn Store>) {
 pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    let empty = board(team, "empty", 2, t0());
-    store.insert_board(&ideas).await.unwrap();
-    store.insert_board(&empty).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
+    let empty = stored_board(&*store, team, "empty", 2).await;
     let creator = subscriber(&*store, team, "creator@example.com").await;
     let count = |views: Vec<BoardView>| -> Vec<(String, i64)> {
         views
@@ -187,11 +187,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
         Err(conflict(Conflict::BoardNotEmpty))
     );
     assert_eq!(
-        store
-            .board(team, ideas.id)
-            .await
-            .unwrap()
-            .map(|v| v.feedback_count),
+        feedback_count(&*store, team, ideas.id).await,
         Some(2),
         "the refused delete removed nothing"
     );
@@ -209,14 +205,7 @@ pub async fn board_feedback_count_and_delete_refusal(store: Arc<dyn Store>) {
     for f in [&published, &pending] {
         assert!(store.delete_feedback(team, f.id, &[]).await.unwrap());
     }
-    assert_eq!(
-        store
-            .board(team, ideas.id)
-            .await
-            .unwrap()
-            .map(|v| v.feedback_count),
-        Some(0)
-    );
+    assert_eq!(feedback_count(&*store, team, ideas.id).await, Some(0));
     assert_eq!(
         store.delete_board(team, ideas.id).await,
         Err(conflict(Conflict::BoardNotEmpty))

@@ -19,8 +19,8 @@ use sounding_domain::{
 };
 
 use crate::fixtures::{
-    board, event, everything, feedback, stage, stored_feedback, stored_roadmap, stored_stage,
-    stored_team, stored_topic, subscriber, t0, topic,
+    event, everything, feedback, stage, stored_board, stored_feedback, stored_roadmap,
+    stored_stage, stored_team, stored_topic, subscriber, t0, topic,
 };
 
 /// How many concurrent edits each check runs at once.
@@ -227,8 +227,7 @@ pub async fn an_edit_that_changes_nothing_refuses_or_finds_nothing_writes_nothin
 
 pub async fn concurrent_board_edits_keep_every_change(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    store.insert_board(&ideas).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
     let id = ideas.id;
     race(6, |i| {
         let store = store.clone();

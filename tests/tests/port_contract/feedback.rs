@@ -22,16 +22,15 @@ use sounding_domain::{
 use uuid::Uuid;
 
 use crate::fixtures::{
-    at, board, board_ref, comment, comment_query, conflict, empty_page, event, everything,
-    feedback, list_query, listed, read, stored, stored_feedback, stored_team, subscriber, t0,
-    url_ids, vote,
+    at, board, board_ref, cast, comment, comment_query, conflict, empty_page, event, everything,
+    feedback, list_query, listed, read, stored, stored_board, stored_feedback, stored_team,
+    subscriber, t0, url_ids, vote, vote_counted,
 };
 
 pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    store.insert_board(&ideas).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
     let creator = subscriber(&*store, team, "creator@example.com").await;
     let editor = subscriber(&*store, team, "editor@example.com").await;
 
@@ -105,15 +104,13 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
 
     // The counts follow the votes and comments, private comments included.
     for (voter, n) in [(&creator, 1), (&editor, 2)] {
-        store
-            .cast_vote(
-                team,
-                &vote(&item, voter.id, created.plus_seconds(n)),
-                VoteAccess::Checked,
-                &[],
-            )
-            .await
-            .unwrap();
+        cast(
+            &*store,
+            team,
+            &vote(&item, voter.id, created.plus_seconds(n)),
+            &[],
+        )
+        .await;
     }
     for (private, n) in [(false, 1), (true, 2)] {
         let c = comment(&item, editor.id, "+1", private, created.plus_seconds(n));
@@ -219,10 +216,7 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
             .cast_vote(team, &welcome, VoteAccess::Public, &[])
             .await
             .unwrap(),
-        VoteOutcome::Cast {
-            vote: welcome.clone(),
-            total_votes: 1
-        }
+        vote_counted(&welcome, 1)
     );
 }
 
@@ -304,10 +298,8 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
 pub async fn updates_replace_fields_and_append_events_only_when_found(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
-    let ideas = board(team, "ideas", 1, t0());
-    let bugs = board(team, "bugs", 2, t0());
-    store.insert_board(&ideas).await.unwrap();
-    store.insert_board(&bugs).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
+    let bugs = stored_board(&*store, team, "bugs", 2).await;
     let creator = subscriber(&*store, team, "creator@example.com").await;
     let editor = subscriber(&*store, team, "editor@example.com").await;
 
@@ -479,15 +471,7 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
         None
     );
     assert_eq!(
-        store
-            .cast_vote(
-                team,
-                &vote(&item, follower.id, t0()),
-                VoteAccess::Checked,
-                &[]
-            )
-            .await
-            .unwrap(),
+        cast(&*store, team, &vote(&item, follower.id, t0()), &[]).await,
         VoteOutcome::NotFound
     );
     let late = comment(&item, follower.id, "late", false, t0().plus_seconds(90));
@@ -554,14 +538,8 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     );
     let again = vote(&item, voter.id, t0().plus_seconds(120));
     assert_eq!(
-        store
-            .cast_vote(team, &again, VoteAccess::Checked, &[])
-            .await
-            .unwrap(),
-        VoteOutcome::Cast {
-            vote: again.clone(),
-            total_votes: 1
-        }
+        cast(&*store, team, &again, &[]).await,
+        vote_counted(&again, 1)
     );
 }
 
@@ -569,10 +547,9 @@ pub async fn lists_filter_by_scope_status_board_and_search(store: Arc<dyn Store>
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
     let lonely = stored_team(&*store, "lonely").await.team.id;
-    let open = board(team, "open", 1, t0());
+    let open = stored_board(&*store, team, "open", 1).await;
     let mut closed = board(team, "closed", 2, t0());
     closed.meta.is_public = false;
-    store.insert_board(&open).await.unwrap();
     store.insert_board(&closed).await.unwrap();
     let creator = subscriber(&*store, team, "creator@example.com").await;
 
@@ -802,41 +779,14 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
             voter.id,
             before.plus_seconds(-(i as i64) * 3600),
         );
-        store
-            .cast_vote(team, &v, VoteAccess::Checked, &[])
-            .await
-            .unwrap();
+        cast(&*store, team, &v, &[]).await;
     }
     // recent_one: one vote in the window.
-    store
-        .cast_vote(
-            team,
-            &vote(&recent_one, voters[0].id, after),
-            VoteAccess::Checked,
-            &[],
-        )
-        .await
-        .unwrap();
+    cast(&*store, team, &vote(&recent_one, voters[0].id, after), &[]).await;
     // boundary: one vote exactly at the window's start, which counts.
-    store
-        .cast_vote(
-            team,
-            &vote(&boundary, voters[1].id, since),
-            VoteAccess::Checked,
-            &[],
-        )
-        .await
-        .unwrap();
+    cast(&*store, team, &vote(&boundary, voters[1].id, since), &[]).await;
     // commented: an old vote, and two comments in the window (one private; both count).
-    store
-        .cast_vote(
-            team,
-            &vote(&commented, voters[2].id, before),
-            VoteAccess::Checked,
-            &[],
-        )
-        .await
-        .unwrap();
+    cast(&*store, team, &vote(&commented, voters[2].id, before), &[]).await;
     for private in [false, true] {
         let c = comment(&commented, voters[3].id, "agreed", private, after);
         assert!(store.insert_comment(&c, &[]).await.unwrap());
@@ -848,15 +798,7 @@ pub async fn lists_sort_newest_top_and_trending(store: Arc<dyn Store>) {
         feedback(other, None, outsider.id, "foreign001", t0()),
     )
     .await;
-    store
-        .cast_vote(
-            other,
-            &vote(&foreign, outsider.id, after),
-            VoteAccess::Checked,
-            &[],
-        )
-        .await
-        .unwrap();
+    cast(&*store, other, &vote(&foreign, outsider.id, after), &[]).await;
 
     let scope = FeedbackScope::Team {
         include_archived: false,

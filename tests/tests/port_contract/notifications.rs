@@ -33,6 +33,14 @@ fn all(unread_only: bool) -> NotificationQuery {
     }
 }
 
+/// A page of every notification, read or not.
+fn page_query(limit: i64, offset: i64) -> NotificationQuery {
+    NotificationQuery {
+        unread_only: false,
+        page: PageRequest { limit, offset },
+    }
+}
+
 async fn page_of(store: &dyn Store, team: TeamId, who: SubscriberId) -> NotificationPage {
     store.notifications(team, who, &all(false)).await.unwrap()
 }
@@ -50,6 +58,24 @@ fn comment_notice(target: NotifyTarget, actor: SubscriberId, title: &str) -> Not
         title: title.into(),
         status: None,
         previous_status: None,
+    }
+}
+
+/// A change by nobody in particular (`kind` a status or stage change) from `previous` to `now`.
+fn change_notice(
+    target: NotifyTarget,
+    kind: NotificationKind,
+    title: &str,
+    (previous, now): (&str, &str),
+) -> NotifyFollowers {
+    NotifyFollowers {
+        target,
+        actor: None,
+        kind,
+        comment_id: None,
+        title: title.into(),
+        status: Some(now.into()),
+        previous_status: Some(previous.into()),
     }
 }
 
@@ -97,15 +123,12 @@ pub async fn feedback_followers_but_the_actor_are_notified_with_the_write(store:
     // A status change by nobody in particular: every follower, Carl too.
     let mut changed = item.clone();
     changed.status = FeedbackStatus::Planned;
-    let notice = NotifyFollowers {
-        target: NotifyTarget::Feedback(item.id),
-        actor: None,
-        kind: NotificationKind::StatusChange,
-        comment_id: None,
-        title: item.title.clone(),
-        status: Some("planned".into()),
-        previous_status: Some("in_review".into()),
-    };
+    let notice = change_notice(
+        NotifyTarget::Feedback(item.id),
+        NotificationKind::StatusChange,
+        &item.title,
+        ("in_review", "planned"),
+    );
     let ev = event(team, EventKind::FeedbackStatusChange, at.plus_seconds(1), 2)
         .notifying(notice.clone());
     assert!(store.save_feedback(&changed, &[ev]).await.unwrap());
@@ -163,15 +186,12 @@ pub async fn topic_followers_but_the_actor_are_notified(store: Arc<dyn Store>) {
 
     // A move to another stage tells both.
     let ev =
-        event(team, EventKind::TopicsUpdate, t0().plus_seconds(6), 2).notifying(NotifyFollowers {
-            target: NotifyTarget::Topic(tp.id),
-            actor: None,
-            kind: NotificationKind::StageChange,
-            comment_id: None,
-            title: tp.title.clone(),
-            status: Some("Now".into()),
-            previous_status: Some("Later".into()),
-        });
+        event(team, EventKind::TopicsUpdate, t0().plus_seconds(6), 2).notifying(change_notice(
+            NotifyTarget::Topic(tp.id),
+            NotificationKind::StageChange,
+            &tp.title,
+            ("Later", "Now"),
+        ));
     // A real change: an edit that changes nothing writes no events.
     let mut moved = tp.clone();
     moved.updated_at = t0().plus_seconds(6);
@@ -226,17 +246,7 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
     let (team, ann, _, ids) = notes_for_ann(store, "notify-pages", 5).await;
     assert_eq!(ids.len(), 5);
     let page = store
-        .notifications(
-            team,
-            ann,
-            &NotificationQuery {
-                unread_only: false,
-                page: PageRequest {
-                    limit: 2,
-                    offset: 1,
-                },
-            },
-        )
+        .notifications(team, ann, &page_query(2, 1))
         .await
         .unwrap();
     let got: Vec<NotificationId> = page.page.items.iter().map(|v| v.notification.id).collect();
@@ -264,17 +274,7 @@ pub async fn notification_pages_are_newest_first_filtered_and_counted(store: Arc
     assert_eq!(got, vec![ids[3], ids[2], ids[1]]);
     assert_eq!((unread.page.total, unread.unread), (3, 3));
     let past_end = store
-        .notifications(
-            team,
-            ann,
-            &NotificationQuery {
-                unread_only: false,
-                page: PageRequest {
-                    limit: 10,
-                    offset: 9,
-                },
-            },
-        )
+        .notifications(team, ann, &page_query(10, 9))
         .await
         .unwrap();
     assert!(past_end.page.items.is_empty());

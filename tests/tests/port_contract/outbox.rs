@@ -8,14 +8,16 @@ use serde_json::json;
 use sounding_domain::{
     event::{EventKind, NewEvent},
     feedback::FeedbackStatus,
-    feedback_vote::{VoteAccess, VoteOutcome},
+    feedback_vote::VoteOutcome,
     ids::TeamId,
     ports::Store,
     timestamp::Timestamp,
 };
 use uuid::Uuid;
 
-use crate::fixtures::{at, comment, event, feedback, stored, stored_team, subscriber, t0, vote};
+use crate::fixtures::{
+    at, cast, comment, event, feedback, stored, stored_team, subscriber, t0, vote,
+};
 
 pub async fn the_outbox_keeps_each_team_s_events_in_append_order(store: Arc<dyn Store>) {
     let a = stored_team(&*store, "team-a").await.team.id;
@@ -105,10 +107,7 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
 
     let v = vote(&item, voter.id, at_n(2));
     let e5 = event(team, EventKind::NewFeedbackVote, at_n(2), 5);
-    store
-        .cast_vote(team, &v, VoteAccess::Checked, std::slice::from_ref(&e5))
-        .await
-        .unwrap();
+    cast(&*store, team, &v, std::slice::from_ref(&e5)).await;
 
     let c = comment(&item, voter.id, "nice", false, at_n(3));
     let e6 = event(team, EventKind::FeedbackCommentsCreate, at_n(3), 6);
@@ -120,15 +119,13 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
     // Writes that do nothing append nothing.
     let refused = |n: i64| vec![event(team, EventKind::FeedbacksUpdate, at_n(n), n)];
     assert_eq!(
-        store
-            .cast_vote(
-                team,
-                &vote(&item, voter.id, at_n(4)),
-                VoteAccess::Checked,
-                &refused(100)
-            )
-            .await
-            .unwrap(),
+        cast(
+            &*store,
+            team,
+            &vote(&item, voter.id, at_n(4)),
+            &refused(100)
+        )
+        .await,
         VoteOutcome::AlreadyVoted
     );
     let clash = feedback(team, None, creator.id, "evts000001", at_n(5));
@@ -143,15 +140,13 @@ pub async fn events_are_appended_with_the_writes(store: Arc<dyn Store>) {
         .await
         .unwrap());
     assert_eq!(
-        store
-            .cast_vote(
-                team,
-                &vote(&ghost, voter.id, at_n(7)),
-                VoteAccess::Checked,
-                &refused(104)
-            )
-            .await
-            .unwrap(),
+        cast(
+            &*store,
+            team,
+            &vote(&ghost, voter.id, at_n(7)),
+            &refused(104)
+        )
+        .await,
         VoteOutcome::NotFound
     );
     assert!(!store

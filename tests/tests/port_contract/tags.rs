@@ -16,11 +16,11 @@ use sounding_domain::{
 };
 
 use crate::{
+    fixtures::{cast, conflict, stored},
     fixtures::{
-        board, comment, comment_query, event, feedback, list_query, stored_feedback, stored_team,
-        subscriber, t0, vote,
+        comment, comment_query, event, feedback, list_query, stored_board, stored_feedback,
+        stored_team, subscriber, t0, vote,
     },
-    fixtures::{conflict, stored},
 };
 
 fn new_tag(team: TeamId, name: &str, n: i64) -> Tag {
@@ -382,15 +382,7 @@ pub async fn merge_refuses_missing_or_archived_items_and_writes_nothing(store: A
     let mut archived = feedback(team, None, creator.id, "archiv0001", t0());
     archived.archived_at = Some(t0());
     let archived = stored_feedback(&*store, archived).await;
-    store
-        .cast_vote(
-            team,
-            &vote(&source, creator.id, t0()),
-            VoteAccess::Checked,
-            &[],
-        )
-        .await
-        .unwrap();
+    cast(&*store, team, &vote(&source, creator.id, t0()), &[]).await;
     let theirs_creator = subscriber(&*store, other, "x@example.com").await;
     let theirs = stored_feedback(
         &*store,
@@ -431,8 +423,7 @@ pub async fn counts_are_per_status_with_archived_apart(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
     let creator = subscriber(&*store, team, "creator@example.com").await;
-    let ideas = board(team, "ideas", 1, t0());
-    store.insert_board(&ideas).await.unwrap();
+    let ideas = stored_board(&*store, team, "ideas", 1).await;
     assert_eq!(
         store.count_feedback(team, None).await.unwrap(),
         FeedbackCounts::default()

@@ -5,29 +5,52 @@ use std::sync::Arc;
 
 use sounding_domain::{
     event::EventKind,
-    feedback::{FeedbackScope, FeedbackSort},
-    feedback_vote::{VoteAccess, VoteOutcome, VoteState},
-    ids::FeedbackId,
+    feedback::{Feedback, FeedbackScope, FeedbackSort},
+    feedback_vote::{VoteOutcome, VoteState},
+    ids::{FeedbackId, TeamId},
     ports::Store,
+    subscriber::Subscriber,
 };
 
 use crate::fixtures::{
-    at, event, feedback, list_query, read, stored, stored_feedback, stored_team, subscriber, t0,
-    vote,
+    at, cast, event, feedback, list_query, read, stored, stored_feedback, stored_team, subscriber,
+    t0, vote, vote_counted,
 };
 
+/// What the vote checks start from: team `acme`, an item of its creator, and its voters.
+struct Ballot {
+    team: TeamId,
+    creator: Subscriber,
+    item: Feedback,
+    voters: Vec<Subscriber>,
+}
+
+/// A [`Ballot`] on a new item `url_id` with `n` voters (`voter0@example.com`, …).
+async fn ballot(store: &dyn Store, url_id: &str, n: usize) -> Ballot {
+    let team = stored_team(store, "acme").await.team.id;
+    let creator = subscriber(store, team, "creator@example.com").await;
+    let item = stored_feedback(store, feedback(team, None, creator.id, url_id, t0())).await;
+    let mut voters = Vec::new();
+    for i in 0..n {
+        voters.push(subscriber(store, team, &format!("voter{i}@example.com")).await);
+    }
+    Ballot {
+        team,
+        creator,
+        item,
+        voters,
+    }
+}
+
 pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
+    let Ballot {
+        team,
+        creator,
+        item,
+        voters,
+    } = ballot(&*store, "vote000001", 3).await;
+    let [s1, s2, s3] = <[Subscriber; 3]>::try_from(voters).unwrap();
     let other = stored_team(&*store, "other").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let s1 = subscriber(&*store, team, "s1@example.com").await;
-    let s2 = subscriber(&*store, team, "s2@example.com").await;
-    let s3 = subscriber(&*store, team, "s3@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "vote000001", t0()),
-    )
-    .await;
     let second = stored_feedback(
         &*store,
         feedback(team, None, creator.id, "vote000002", t0()),
@@ -37,36 +60,21 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     let v1 = vote(&item, s1.id, at("2026-03-05T00:00:00.001Z"));
     let e1 = event(team, EventKind::NewFeedbackVote, v1.created_at, 1);
     assert_eq!(
-        store
-            .cast_vote(team, &v1, VoteAccess::Checked, std::slice::from_ref(&e1))
-            .await
-            .unwrap(),
-        VoteOutcome::Cast {
-            vote: v1.clone(),
-            total_votes: 1
-        }
+        cast(&*store, team, &v1, std::slice::from_ref(&e1)).await,
+        vote_counted(&v1, 1)
     );
     let v2 = vote(&item, s2.id, at("2026-03-05T00:00:00.002Z"));
     let e2 = event(team, EventKind::NewFeedbackVote, v2.created_at, 2);
     assert_eq!(
-        store
-            .cast_vote(team, &v2, VoteAccess::Checked, std::slice::from_ref(&e2))
-            .await
-            .unwrap(),
-        VoteOutcome::Cast {
-            vote: v2.clone(),
-            total_votes: 2
-        }
+        cast(&*store, team, &v2, std::slice::from_ref(&e2)).await,
+        vote_counted(&v2, 2)
     );
 
     // A second vote of s1 is refused and writes nothing.
     let repeat = vote(&item, s1.id, at("2026-03-06T00:00:00.003Z"));
     let e_repeat = event(team, EventKind::NewFeedbackVote, repeat.created_at, 3);
     assert_eq!(
-        store
-            .cast_vote(team, &repeat, VoteAccess::Checked, &[e_repeat])
-            .await
-            .unwrap(),
+        cast(&*store, team, &repeat, &[e_repeat]).await,
         VoteOutcome::AlreadyVoted
     );
     assert_eq!(
@@ -107,30 +115,14 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     // Another team's item, or a missing one, takes no vote.
     let e_foreign = event(other, EventKind::NewFeedbackVote, t0(), 4);
     assert_eq!(
-        store
-            .cast_vote(
-                other,
-                &vote(&item, s3.id, t0()),
-                VoteAccess::Checked,
-                &[e_foreign]
-            )
-            .await
-            .unwrap(),
+        cast(&*store, other, &vote(&item, s3.id, t0()), &[e_foreign]).await,
         VoteOutcome::NotFound
     );
     assert_eq!(store.vote_state(other, item.id, None).await.unwrap(), None);
     let missing = feedback(team, None, creator.id, "missing001", t0());
     let e_missing = event(team, EventKind::NewFeedbackVote, t0(), 5);
     assert_eq!(
-        store
-            .cast_vote(
-                team,
-                &vote(&missing, s3.id, t0()),
-                VoteAccess::Checked,
-                &[e_missing]
-            )
-            .await
-            .unwrap(),
+        cast(&*store, team, &vote(&missing, s3.id, t0()), &[e_missing]).await,
         VoteOutcome::NotFound
     );
     assert_eq!(
@@ -163,10 +155,7 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
     );
     let on_second = vote(&second, s1.id, t0());
     assert_eq!(
-        store
-            .cast_vote(team, &on_second, VoteAccess::Checked, &[])
-            .await
-            .unwrap(),
+        cast(&*store, team, &on_second, &[]).await,
         VoteOutcome::Cast {
             vote: on_second,
             total_votes: 1
@@ -176,17 +165,9 @@ pub async fn votes_are_one_per_subscriber_and_counted(store: Arc<dyn Store>) {
 }
 
 pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "race000001", t0()),
-    )
-    .await;
-    let mut voters = Vec::new();
-    for i in 0..50 {
-        voters.push(subscriber(&*store, team, &format!("voter{i}@example.com")).await);
-    }
+    let Ballot {
+        team, item, voters, ..
+    } = ballot(&*store, "race000001", 50).await;
 
     let tasks: Vec<_> = voters
         .iter()
@@ -195,12 +176,7 @@ pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
             let store = store.clone();
             let v = vote(&item, voter.id, t0().plus_seconds(i as i64));
             let e = event(team, EventKind::NewFeedbackVote, v.created_at, i as i64);
-            tokio::spawn(async move {
-                store
-                    .cast_vote(team, &v, VoteAccess::Checked, &[e])
-                    .await
-                    .unwrap()
-            })
+            tokio::spawn(async move { cast(&*store, team, &v, &[e]).await })
         })
         .collect();
     let mut totals = Vec::new();
@@ -242,17 +218,9 @@ pub async fn concurrent_votes_are_all_counted(store: Arc<dyn Store>) {
 }
 
 pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "race000002", t0()),
-    )
-    .await;
-    let mut voters = Vec::new();
-    for i in 0..10 {
-        voters.push(subscriber(&*store, team, &format!("voter{i}@example.com")).await);
-    }
+    let Ballot {
+        team, item, voters, ..
+    } = ballot(&*store, "race000002", 10).await;
 
     // Every voter votes five times at once.
     let tasks: Vec<_> = (0..5)
@@ -261,12 +229,7 @@ pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
             let store = store.clone();
             let v = vote(&item, voter, t0().plus_seconds(round));
             let e = event(team, EventKind::NewFeedbackVote, v.created_at, round);
-            tokio::spawn(async move {
-                store
-                    .cast_vote(team, &v, VoteAccess::Checked, &[e])
-                    .await
-                    .unwrap()
-            })
+            tokio::spawn(async move { cast(&*store, team, &v, &[e]).await })
         })
         .collect();
     let (mut cast, mut refused) = (0, 0);
@@ -294,22 +257,13 @@ pub async fn concurrent_repeated_votes_count_once(store: Arc<dyn Store>) {
 }
 
 pub async fn retracting_is_idempotent(store: Arc<dyn Store>) {
-    let team = stored_team(&*store, "acme").await.team.id;
+    let Ballot {
+        team, item, voters, ..
+    } = ballot(&*store, "back000001", 3).await;
+    let [s1, s2, s3] = <[Subscriber; 3]>::try_from(voters).unwrap();
     let other = stored_team(&*store, "other").await.team.id;
-    let creator = subscriber(&*store, team, "creator@example.com").await;
-    let s1 = subscriber(&*store, team, "s1@example.com").await;
-    let s2 = subscriber(&*store, team, "s2@example.com").await;
-    let s3 = subscriber(&*store, team, "s3@example.com").await;
-    let item = stored_feedback(
-        &*store,
-        feedback(team, None, creator.id, "back000001", t0()),
-    )
-    .await;
     for s in [&s1, &s2] {
-        store
-            .cast_vote(team, &vote(&item, s.id, t0()), VoteAccess::Checked, &[])
-            .await
-            .unwrap();
+        cast(&*store, team, &vote(&item, s.id, t0()), &[]).await;
     }
 
     assert_eq!(
@@ -352,14 +306,8 @@ pub async fn retracting_is_idempotent(store: Arc<dyn Store>) {
     // A retracted vote may be cast again.
     let again = vote(&item, s1.id, t0().plus_seconds(5));
     assert_eq!(
-        store
-            .cast_vote(team, &again, VoteAccess::Checked, &[])
-            .await
-            .unwrap(),
-        VoteOutcome::Cast {
-            vote: again.clone(),
-            total_votes: 2
-        }
+        cast(&*store, team, &again, &[]).await,
+        vote_counted(&again, 2)
     );
     assert_eq!(
         store.retract_vote(team, item.id, s2.id).await.unwrap(),

@@ -20,15 +20,15 @@ use sounding_domain::{
     retention::Pruned,
     timestamp::Timestamp,
     webhook::{
-        new_secret, AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery,
-        DeliveryStatus, LeasedDelivery, WebhookSubscription,
+        AttemptOutcome, AttemptRecord, AttemptResult, Delivery, DeliveryQuery, DeliveryStatus,
+        LeasedDelivery, WebhookSubscription,
     },
 };
 use uuid::Uuid;
 
 use crate::{
     fixtures::empty_page,
-    fixtures::{at, event, everything, stored_team, t0},
+    fixtures::{at, event, everything, stored_team, t0, webhook},
 };
 
 /// Why the deliveries of a removed subscription failed.
@@ -37,18 +37,6 @@ const UNSUBSCRIBED: &str = "unsubscribed";
 const GONE: &str = "unsubscribed: the target answered 410 Gone";
 /// A lease long enough that no check outlives it unless it means to.
 const LEASE: i64 = 600;
-
-/// A subscription of `team` to `kind`, not yet stored.
-fn webhook(team: TeamId, kind: EventKind, url: &str, created_at: Timestamp) -> WebhookSubscription {
-    WebhookSubscription {
-        id: WebhookId::new(),
-        team_id: team,
-        target_url: url.into(),
-        event: kind,
-        secret: new_secret(),
-        created_at,
-    }
-}
 
 /// Stores a subscription of `team` to `kind` (created at `t0`) and hands it back.
 async fn subscribed(

@@ -12,14 +12,7 @@ use diesel::{
     sql_types::BigInt,
     Connection, PgConnection, RunQueryDsl, SqliteConnection,
 };
-use sounding_domain::{
-    access::{Role, TeamUser},
-    api_key::ApiKey,
-    ids::{TeamId, UserId},
-    ports::TeamStore,
-    team::Team,
-    timestamp::Timestamp,
-};
+use sounding_domain::ids::TeamId;
 use sounding_store_diesel::DieselStore;
 use sounding_tests::pg;
 use tempfile::TempDir;
@@ -99,6 +92,30 @@ pub async fn postgres() -> Option<Env> {
     Some(migrated(url, None).await)
 }
 
+/// The backends of the checks that count statements: the same stores, with the statement
+/// counter installed before any connection opens, so every connection reports its statements.
+pub mod counted {
+    use diesel::connection::set_default_instrumentation;
+    use tempfile::TempDir;
+
+    use super::{postgres_database, sqlite_database, statement_counter, Env};
+
+    async fn migrated(url: String, dir: Option<TempDir>) -> Env {
+        set_default_instrumentation(statement_counter).unwrap();
+        super::migrated(url, dir).await
+    }
+
+    pub async fn sqlite() -> Option<Env> {
+        let (url, dir) = sqlite_database();
+        Some(migrated(url, Some(dir)).await)
+    }
+
+    pub async fn postgres() -> Option<Env> {
+        let url = postgres_database().await?;
+        Some(migrated(url, None).await)
+    }
+}
+
 /// A `sqlite` and a `postgres` test for each check (`async fn check(env: Env)` beside the
 /// macro's call), through the `sqlite()` and `postgres()` in scope there.
 #[allow(unused_macros)]
@@ -130,32 +147,15 @@ macro_rules! on_every_engine {
 pub(crate) use on_every_engine;
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures
+// Fixtures (the port-contract suite's, `sounding_tests::fixtures`, so both build the same
+// values) and statement counting
 
-pub fn at(rfc3339: &str) -> Timestamp {
-    Timestamp::parse_rfc3339(rfc3339).unwrap()
-}
-
-pub fn t0() -> Timestamp {
-    at("2026-03-04T05:06:07.089Z")
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fixtures and statement counting
-
+/// A stored team (with its owner and key), by id.
 pub async fn team(store: &DieselStore, subdomain: &str) -> TeamId {
-    let team = Team::new(&format!("Team {subdomain}"), subdomain, t0()).unwrap();
-    let owner = TeamUser {
-        id: UserId::new(),
-        team_id: team.id,
-        email: format!("owner@{subdomain}.example"),
-        name: "Owner".into(),
-        role: Role::Owner,
-        created_at: t0(),
-    };
-    let (key, _) = ApiKey::new(team.id, owner.id, Role::Owner, false, None, t0());
-    store.create_team(&team, &owner, &key).await.unwrap();
-    team.id
+    sounding_tests::fixtures::stored_team(store, subdomain)
+        .await
+        .team
+        .id
 }
 
 /// Watches under way: the strings each watches for, and how many statements mentioned one.

@@ -1,4 +1,5 @@
-//! Domain values for the port-contract story: teams with their owner and key, boards,
+//! Domain values for the storage tests (the port-contract suite and `sounding-store-diesel`'s
+//! own): teams with their owner and key, boards,
 //! subscribers, feedback with its votes and comments, roadmaps with their stages, topics with
 //! their votes and threaded comments, events, list queries, and instants with millisecond
 //! precision.
@@ -14,10 +15,10 @@ use sounding_domain::{
     feedback::{BoardRef, FeedbackView},
     feedback::{Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, Priority},
     feedback_comment::{CommentQuery, CommentSort, Direction, FeedbackComment},
-    feedback_vote::FeedbackVote,
+    feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome},
     ids::{
         BoardId, FeedbackCommentId, FeedbackId, FeedbackVoteId, RoadmapId, StageId, SubscriberId,
-        TeamId, TopicCommentId, TopicId, TopicVoteId, UserId,
+        TeamId, TopicCommentId, TopicId, TopicVoteId, UserId, WebhookId,
     },
     meta::Meta,
     page::PageRequest,
@@ -32,6 +33,7 @@ use sounding_domain::{
     topic::{Topic, TopicQuery, TopicSort},
     topic_comment::{CommentSource, ThreadQuery, ThreadScope, TopicComment},
     topic_vote::TopicVote,
+    webhook::{new_secret, WebhookSubscription},
 };
 
 /// An instant from RFC 3339.
@@ -93,6 +95,13 @@ pub fn board(team: TeamId, slug: &str, order: i64, created_at: Timestamp) -> Boa
     }
 }
 
+/// A stored public board of `team` (created at `t0`).
+pub async fn stored_board(store: &dyn Store, team: TeamId, slug: &str, order: i64) -> Board {
+    let b = board(team, slug, order, t0());
+    store.insert_board(&b).await.expect("insert board");
+    b
+}
+
 /// A stored subscriber of `team` with this e-mail (identified at `t0`).
 pub async fn subscriber(store: &dyn Store, team: TeamId, email: &str) -> Subscriber {
     let input = Identify::new(Some(email), None, None, None, None).expect("valid identify");
@@ -146,6 +155,27 @@ pub fn vote(item: &Feedback, subscriber: SubscriberId, created_at: Timestamp) ->
         feedback_id: item.id,
         subscriber_id: subscriber,
         created_at,
+    }
+}
+
+/// Casts `vote` with checked access, appending `events` with it; the outcome.
+pub async fn cast(
+    store: &dyn Store,
+    team: TeamId,
+    vote: &FeedbackVote,
+    events: &[NewEvent],
+) -> VoteOutcome {
+    store
+        .cast_vote(team, vote, VoteAccess::Checked, events)
+        .await
+        .expect("cast vote")
+}
+
+/// What casting `vote` answers when it counts: the vote, and the item's `total` after it.
+pub fn vote_counted(vote: &FeedbackVote, total: i64) -> VoteOutcome {
+    VoteOutcome::Cast {
+        vote: vote.clone(),
+        total_votes: total,
     }
 }
 
@@ -353,6 +383,23 @@ pub fn thread_query(topic: Option<TopicId>, scope: ThreadScope) -> ThreadQuery {
         sort: CommentSort::CreatedAt,
         direction: Direction::Asc,
         page: everything(),
+    }
+}
+
+/// A subscription of `team` to `kind`, not yet stored.
+pub fn webhook(
+    team: TeamId,
+    kind: EventKind,
+    url: &str,
+    created_at: Timestamp,
+) -> WebhookSubscription {
+    WebhookSubscription {
+        id: WebhookId::new(),
+        team_id: team,
+        target_url: url.into(),
+        event: kind,
+        secret: new_secret(),
+        created_at,
     }
 }
 
