@@ -184,6 +184,16 @@ impl AttemptOutcome {
     pub fn gone(&self) -> bool {
         self.status == Some(410)
     }
+
+    /// Whether the target shows strain, so fewer attempts should go to it at once: no answer
+    /// at all, "too many requests", a server error, or an answer that took more than a quarter
+    /// of the attempt's `timeout`.
+    pub fn strains_target(&self, timeout: Duration) -> bool {
+        match self.status {
+            None | Some(429) | Some(500..=599) => true,
+            Some(_) => self.duration > timeout / 4,
+        }
+    }
 }
 
 /// Where a delivery stands.
@@ -300,6 +310,34 @@ pub fn retry_delay(failed_attempts: u32, scale: f64, jitter: f64) -> Option<Dura
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_answer_429_5xx_or_a_slow_answer_strains_the_target() {
+        let timeout = Duration::from_secs(10);
+        let outcome = |status: Option<u16>, millis: u64| AttemptOutcome {
+            status,
+            duration: Duration::from_millis(millis),
+            error: None,
+            retry_after: None,
+        };
+        for strained in [
+            outcome(None, 10),
+            outcome(Some(429), 10),
+            outcome(Some(500), 10),
+            outcome(Some(503), 10),
+            outcome(Some(200), 2_600),
+        ] {
+            assert!(strained.strains_target(timeout), "{strained:?}");
+        }
+        for calm in [
+            outcome(Some(200), 30),
+            outcome(Some(404), 30),
+            outcome(Some(410), 30),
+            outcome(Some(204), 2_500),
+        ] {
+            assert!(!calm.strains_target(timeout), "{calm:?}");
+        }
+    }
 
     fn open() -> TargetPolicy {
         TargetPolicy {

@@ -20,6 +20,7 @@ pub const WEBHOOK_ALLOW_PRIVATE: &str = "SOUNDING_WEBHOOK_ALLOW_PRIVATE";
 pub const WEBHOOK_TIMEOUT_MS: &str = "SOUNDING_WEBHOOK_TIMEOUT_MS";
 pub const WEBHOOK_RETRY_SCALE: &str = "SOUNDING_WEBHOOK_RETRY_SCALE";
 pub const WEBHOOK_POLL_MS: &str = "SOUNDING_WEBHOOK_POLL_MS";
+pub const WEBHOOK_MAX_IN_FLIGHT: &str = "SOUNDING_WEBHOOK_MAX_IN_FLIGHT";
 pub const EVENT_RETENTION: &str = "SOUNDING_EVENT_RETENTION";
 pub const READ_CACHE_MB: &str = "SOUNDING_READ_CACHE_MB";
 
@@ -33,7 +34,7 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_READ_CACHE_MB: u64 = 24;
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 17] = [
+pub const VARIABLES: [&str; 18] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -49,6 +50,7 @@ pub const VARIABLES: [&str; 17] = [
     WEBHOOK_TIMEOUT_MS,
     WEBHOOK_RETRY_SCALE,
     WEBHOOK_POLL_MS,
+    WEBHOOK_MAX_IN_FLIGHT,
     EVENT_RETENTION,
     READ_CACHE_MB,
 ];
@@ -67,7 +69,14 @@ pub struct WebhookConfig {
     pub retry_scale: f64,
     /// How often the worker looks for due deliveries when nothing woke it.
     pub poll_interval: Duration,
+    /// The most attempts in flight to one target (scheme, host, port); fewer while the target
+    /// is slow or failing (the sender adapts, `sounding_webhooks`).
+    pub max_in_flight: usize,
 }
+
+/// The most `SOUNDING_WEBHOOK_MAX_IN_FLIGHT` may say: each attempt in flight may hold one of the
+/// worker's database connections while it records its outcome.
+const MAX_IN_FLIGHT_LIMIT: usize = 256;
 
 impl Default for WebhookConfig {
     fn default() -> Self {
@@ -77,6 +86,7 @@ impl Default for WebhookConfig {
             timeout: Duration::from_secs(10),
             retry_scale: 1.0,
             poll_interval: Duration::from_secs(1),
+            max_in_flight: 16,
         }
     }
 }
@@ -191,6 +201,19 @@ impl Config {
         }
         if let Some(raw) = get(WEBHOOK_POLL_MS) {
             config.webhooks.poll_interval = Duration::from_millis(positive(WEBHOOK_POLL_MS, raw)?);
+        }
+        if let Some(raw) = get(WEBHOOK_MAX_IN_FLIGHT) {
+            config.webhooks.max_in_flight = positive(WEBHOOK_MAX_IN_FLIGHT, raw)
+                .ok()
+                .filter(|n| *n <= MAX_IN_FLIGHT_LIMIT)
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        WEBHOOK_MAX_IN_FLIGHT,
+                        format!(
+                            "must be a whole number from 1 to {MAX_IN_FLIGHT_LIMIT}, got {raw:?}"
+                        ),
+                    )
+                })?;
         }
         if let Some(raw) = get(EVENT_RETENTION) {
             config.event_retention = parse_duration(raw).ok_or_else(|| {
@@ -471,6 +494,7 @@ mod tests {
             (WEBHOOK_TIMEOUT_MS, "2500"),
             (WEBHOOK_RETRY_SCALE, "0.001"),
             (WEBHOOK_POLL_MS, "100"),
+            (WEBHOOK_MAX_IN_FLIGHT, "32"),
             (EVENT_RETENTION, "2s"),
             (READ_CACHE_MB, "0"),
         ])
@@ -494,6 +518,7 @@ mod tests {
                     timeout: Duration::from_millis(2500),
                     retry_scale: 0.001,
                     poll_interval: Duration::from_millis(100),
+                    max_in_flight: 32,
                 },
                 event_retention: Duration::from_secs(2),
                 read_cache_mb: 0,
@@ -523,6 +548,16 @@ mod tests {
                 WEBHOOK_TIMEOUT_MS,
                 "0",
                 r#"must be a positive integer, got "0""#,
+            ),
+            (
+                WEBHOOK_MAX_IN_FLIGHT,
+                "0",
+                r#"must be a whole number from 1 to 256, got "0""#,
+            ),
+            (
+                WEBHOOK_MAX_IN_FLIGHT,
+                "257",
+                r#"must be a whole number from 1 to 256, got "257""#,
             ),
             (
                 READ_CACHE_MB,

@@ -164,7 +164,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
             },
             timeout: config.webhooks.timeout,
             connect_timeout: config.webhooks.timeout.min(Duration::from_secs(5)),
-            ..SenderOptions::default()
+            max_in_flight_per_target: config.webhooks.max_in_flight,
         };
         let per_target = sender_options.max_in_flight_per_target;
         let sender = ReqwestSender::new(sender_options)
@@ -193,7 +193,6 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
             clock,
             outbox_signal,
             &config.webhooks,
-            per_target,
         ))
     } else {
         tracing::info!("webhook delivery is off on this instance (SOUNDING_WEBHOOKS=off)");

@@ -31,7 +31,6 @@ impl WebhookWorker {
         clock: Arc<dyn Clock>,
         signal: Arc<Notify>,
         config: &WebhookConfig,
-        per_target: usize,
     ) -> Self {
         let (stop, stopped) = watch::channel(false);
         let mut options = DispatchOptions::new(format!(
@@ -40,7 +39,6 @@ impl WebhookWorker {
             uuid::Uuid::new_v4().simple()
         ));
         options.retry_scale = config.retry_scale;
-        options.per_target = per_target;
         // A lease outlives any attempt (the sender's timeout) with room to record it.
         options.lease_seconds = i64::try_from(config.timeout.as_secs())
             .unwrap_or(i64::MAX / 4)

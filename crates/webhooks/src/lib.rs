@@ -56,7 +56,8 @@ pub struct SenderOptions {
     pub timeout: Duration,
     /// Establishing the connection, TLS included.
     pub connect_timeout: Duration,
-    /// Concurrent attempts to one target (scheme, host, port); further attempts wait.
+    /// The most concurrent attempts to one target (scheme, host, port); fewer while it shows
+    /// strain (`limits`). Further attempts wait.
     pub max_in_flight_per_target: usize,
 }
 
@@ -66,7 +67,7 @@ impl Default for SenderOptions {
             policy: TargetPolicy::default(),
             timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
-            max_in_flight_per_target: 4,
+            max_in_flight_per_target: 16,
         }
     }
 }
@@ -215,7 +216,24 @@ impl WebhookSender for ReqwestSender {
         };
         // The duration counts from the free slot on: it tells how the target answered, not
         // how long the attempt queued behind others to the same target.
-        let _slot = self.limits.acquire(&url).await;
+        let slot = self.limits.acquire(&url).await;
+        let outcome = self.post(url, headers, request).await;
+        slot.finish(outcome.strains_target(self.options.timeout));
+        outcome
+    }
+
+    fn attempts_at_once(&self, target_url: &str) -> usize {
+        match Url::parse(target_url) {
+            Ok(url) => self.limits.cap(&url),
+            // It will fail before taking a slot anyway.
+            Err(_) => self.options.max_in_flight_per_target,
+        }
+    }
+}
+
+impl ReqwestSender {
+    /// Posts the attempt and reads what came back.
+    async fn post(&self, url: Url, headers: HeaderMap, request: &WebhookRequest) -> AttemptOutcome {
         let started = Instant::now();
         let sent = self
             .client
@@ -338,7 +356,7 @@ mod tests {
         let options = SenderOptions::default();
         assert_eq!(options.timeout, Duration::from_secs(10));
         assert_eq!(options.connect_timeout, Duration::from_secs(5));
-        assert_eq!(options.max_in_flight_per_target, 4);
+        assert_eq!(options.max_in_flight_per_target, 16);
         assert!(!options.policy.allow_private);
         assert!(USER_AGENT.starts_with("Sounding-Webhooks/"));
     }

@@ -28,9 +28,6 @@ pub struct DispatchOptions {
     pub lease_seconds: i64,
     /// Multiplies the retry schedule (1.0 in production; tests shorten it).
     pub retry_scale: f64,
-    /// Attempts per target per pass: the sender's per-target limit. More would wait in the
-    /// sender while their leases run out, and another instance could then send them too.
-    pub per_target: usize,
 }
 
 impl DispatchOptions {
@@ -41,7 +38,6 @@ impl DispatchOptions {
             batch: 50,
             lease_seconds: 60,
             retry_scale: 1.0,
-            per_target: 4,
         }
     }
 }
@@ -76,7 +72,7 @@ pub async fn dispatch_once(
     let leased = webhooks
         .lease_deliveries(&options.owner, now, options.lease_seconds, options.batch)
         .await?;
-    let (leased, surplus) = per_target(leased, options.per_target);
+    let (leased, surplus) = per_target(leased, |url| sender.attempts_at_once(url));
     if !surplus.is_empty() {
         webhooks.release_leases(&options.owner, &surplus).await?;
     }
@@ -98,20 +94,22 @@ pub async fn dispatch_once(
     Ok(report)
 }
 
-/// Keeps at most `limit` deliveries per target (scheme, host and port, as the sender counts
-/// them), in lease order; the ids of the rest, to give back.
+/// Keeps at most `limit(url)` deliveries per target (scheme, host and port, as the sender
+/// counts them; asked once per target), in lease order; the ids of the rest, to give back.
 fn per_target(
     leased: Vec<LeasedDelivery>,
-    limit: usize,
+    limit: impl Fn(&str) -> usize,
 ) -> (Vec<LeasedDelivery>, Vec<sounding_domain::DeliveryId>) {
-    let mut taken: HashMap<String, usize> = HashMap::new();
+    // Per target: (taken, limit).
+    let mut taken: HashMap<String, (usize, usize)> = HashMap::new();
     let mut keep = Vec::with_capacity(leased.len());
     let mut surplus = Vec::new();
     for lease in leased {
-        let count = taken
-            .entry(target_key(&lease.delivery.target_url))
-            .or_default();
-        if *count < limit.max(1) {
+        let url = &lease.delivery.target_url;
+        let (count, most) = taken
+            .entry(target_key(url))
+            .or_insert_with(|| (0, limit(url).max(1)));
+        if count < most {
             *count += 1;
             keep.push(lease);
         } else {
@@ -285,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn a_pass_keeps_at_most_the_per_target_limit_and_gives_back_the_rest() {
+    fn a_pass_keeps_at_most_what_the_sender_takes_per_target_and_gives_back_the_rest() {
         let mut leases = Vec::new();
         for i in 0..6 {
             let mut l = lease(0, None);
@@ -297,11 +295,18 @@ mod tests {
             leases.push(l);
         }
         let ids: Vec<_> = leases.iter().map(|l| l.delivery.id).collect();
-        let (keep, surplus) = per_target(leases, 2);
+        let (keep, surplus) = per_target(leases, |url| {
+            if url.contains("hooks.example.com") {
+                2
+            } else {
+                1
+            }
+        });
         let kept: Vec<_> = keep.iter().map(|l| l.delivery.id).collect();
-        // hooks.example.com: 0, 1, 3, 4 → 0 and 1 kept; other.example.com: 2, 5 kept.
-        assert_eq!(kept, vec![ids[0], ids[1], ids[2], ids[5]]);
-        assert_eq!(surplus, vec![ids[3], ids[4]]);
+        // hooks.example.com (2 at once): 0, 1, 3, 4 → 0 and 1 kept; other.example.com (1 at
+        // once): 2, 5 → 2 kept.
+        assert_eq!(kept, vec![ids[0], ids[1], ids[2]]);
+        assert_eq!(surplus, vec![ids[3], ids[4], ids[5]]);
     }
 
     #[tokio::test]
@@ -334,6 +339,7 @@ mod tests {
             .times(1)
             .returning(|_, _, _| Ok(true));
         let mut sender = MockWebhookSender::new();
+        sender.expect_attempts_at_once().returning(|_| 16);
         sender
             .expect_send()
             .withf(move |request| {

@@ -97,4 +97,9 @@ pub trait WebhookSender: Send + Sync {
         &self,
         request: &crate::webhook::WebhookRequest,
     ) -> crate::webhook::AttemptOutcome;
+
+    /// How many attempts to `target_url`'s target (scheme, host, port) the sender takes at
+    /// once now: the most a pass may lease for it, so that none waits in the sender while its
+    /// lease runs out (and another instance could send it too).
+    fn attempts_at_once(&self, target_url: &str) -> usize;
 }
