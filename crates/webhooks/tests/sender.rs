@@ -245,7 +245,10 @@ async fn an_endless_response_body_is_cut_off_and_the_status_kept() {
 #[tokio::test]
 async fn attempts_per_target_are_capped() {
     let receiver = Receiver::start(Script::Hold(Duration::from_millis(200))).await;
-    let sender = Arc::new(sender(open()));
+    let sender = Arc::new(sender(SenderOptions {
+        max_in_flight_per_target: 4,
+        ..open()
+    }));
     let url = receiver.url("http");
     let started = Instant::now();
     let attempts: Vec<_> = (0..10)
@@ -261,6 +264,32 @@ async fn attempts_per_target_are_capped() {
     assert_eq!(receiver.state.max_in_flight.load(Ordering::SeqCst), 4);
     // Ten attempts, four at a time, 200 ms each: at least three rounds.
     assert!(started.elapsed() >= Duration::from_millis(590));
+}
+
+/// A target that answers 5xx is given fewer attempts at once (what a pass leases for it),
+/// one that answers well keeps the most.
+#[tokio::test]
+async fn a_failing_target_gets_fewer_attempts_at_once() {
+    let failing = Receiver::start(Script::Status(503, vec![])).await;
+    let fine = Receiver::start(Script::Status(204, vec![])).await;
+    let sender = sender(SenderOptions {
+        max_in_flight_per_target: 8,
+        ..open()
+    });
+    let (failing_url, fine_url) = (failing.url("http"), fine.url("http"));
+    assert_eq!(sender.attempts_at_once(&failing_url), 8);
+    for _ in 0..2 {
+        assert_eq!(
+            sender.send(&request(failing_url.clone())).await.status,
+            Some(503)
+        );
+        assert_eq!(
+            sender.send(&request(fine_url.clone())).await.status,
+            Some(204)
+        );
+    }
+    assert_eq!(sender.attempts_at_once(&failing_url), 2);
+    assert_eq!(sender.attempts_at_once(&fine_url), 8);
 }
 
 #[tokio::test]
