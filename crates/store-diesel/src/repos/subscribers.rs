@@ -216,7 +216,7 @@ impl SubscriberStore for DieselStore {
         email: &str,
     ) -> StoreResult<Option<Subscriber>> {
         let (team, email) = (team.to_string(), email.to_owned());
-        self.run_read(move |conn| {
+        self.run_read_one(move |conn| {
             by_email(conn, &team, &email)?
                 .map(SubscriberRow::into_domain)
                 .transpose()

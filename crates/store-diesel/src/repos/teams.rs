@@ -119,13 +119,13 @@ impl TeamStore for DieselStore {
 
     async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
         let id = id.to_string();
-        self.run_read(move |conn| read_team(conn, Key::Id(id)))
+        self.run_read_one(move |conn| read_team(conn, Key::Id(id)))
             .await
     }
 
     async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
         let subdomain = subdomain.to_owned();
-        self.run_read(move |conn| read_team(conn, Key::Subdomain(subdomain)))
+        self.run_read_one(move |conn| read_team(conn, Key::Subdomain(subdomain)))
             .await
     }
 
