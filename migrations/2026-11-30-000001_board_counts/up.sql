@@ -4,7 +4,7 @@
 -- board's items on every read. Triggers (up.sqlite.sql, up.postgres.sql) keep it exact in the
 -- same transaction as every change to an item, whichever code path makes it. The row goes with
 -- its board (a board is deleted only once no item is on it, so its count is then 0).
--- docs/storage.md, "Counts kept by triggers".
+-- docs/storage.md, "Feedback" (a board's `feedback_count`).
 CREATE TABLE feedback_board_counts (
     board_id TEXT PRIMARY KEY NOT NULL REFERENCES feedback_boards (id) ON DELETE CASCADE,
     n        BIGINT NOT NULL
