@@ -251,6 +251,71 @@ mod tests {
         assert_eq!(objects(&mut conn), migrated);
     }
 
+    /// A database from before `feedback_board_counts` gets each board's unarchived items
+    /// (published or not) counted into it; items on no board and archived ones are left out.
+    #[test]
+    fn the_board_counts_migration_counts_the_items_already_there() {
+        use diesel::{
+            connection::SimpleConnection,
+            sql_types::{BigInt, Text},
+            Connection, QueryableByName, SqliteConnection,
+        };
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            board_id: String,
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let mut conn = SqliteConnection::establish(":memory:").unwrap();
+        while !conn.pending_migrations(SQLITE).unwrap()[0]
+            .name()
+            .to_string()
+            .ends_with("_board_counts")
+        {
+            conn.run_next_migration(SQLITE).unwrap();
+        }
+        // Foreign keys off: no team or creators needed.
+        let item = |id: &str, board: &str, published: &str, archived: &str| {
+            format!(
+                "INSERT INTO feedback (id, team_id, board_id, url_id, title, status, priority, \
+                 creator_id, search_text, published_at, archived_at, created_at, updated_at) \
+                 VALUES ('{id}', 't', {board}, '{id}', 'x', 'in_review', 'medium', 's', 'x', \
+                 {published}, {archived}, '2026-01-01 00:00:00', '2026-01-01 00:00:00');"
+            )
+        };
+        let at = "'2026-01-01 00:00:00'";
+        conn.batch_execute(&format!(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at,
+               updated_at) VALUES
+               ('a', 't', 'A', 'a', 1, {at}, {at}),
+               ('b', 't', 'B', 'b', 2, {at}, {at}),
+               ('c', 't', 'C', 'c', 3, {at}, {at});
+             {}{}{}{}{}",
+            item("1", "'a'", at, "NULL"),
+            item("2", "'a'", "NULL", "NULL"),
+            item("3", "'a'", at, at),
+            item("4", "'b'", at, at),
+            item("5", "NULL", at, "NULL"),
+        ))
+        .unwrap();
+        conn.run_next_migration(SQLITE).unwrap();
+        let rows =
+            diesel::sql_query("SELECT board_id, n FROM feedback_board_counts ORDER BY board_id")
+                .load::<Row>(&mut conn)
+                .unwrap();
+        assert_eq!(
+            rows,
+            [Row {
+                board_id: "a".into(),
+                n: 2
+            }],
+            "a draft counts, archived items and items on no board do not; no row for 0"
+        );
+    }
+
     /// A database from before the unique (team, target, event) index may hold duplicate
     /// subscriptions: the migration keeps the oldest of each group, ends the others' pending
     /// deliveries `failed` as unsubscribing would, and leaves every other row alone.

@@ -1,6 +1,7 @@
 //! The feedback store on diesel, where diesel has its own machinery: a public board's total
-//! kept by triggers (`feedback_public_counts`), and the wake-up call after commits that wrote
-//! events (`on_events_committed`).
+//! and every board's `feedback_count`, kept by triggers (`feedback_public_counts`,
+//! `feedback_board_counts`), and the wake-up call after commits that wrote events
+//! (`on_events_committed`).
 //! Behaviour through the ports lives in the port-contract suite (`tests/tests/port_contract`),
 //! run on every store; checks here that still go through a port are not in it yet (to be moved
 //! there). Each runs on SQLite and, when `SOUNDING_TEST_POSTGRES_URL` names a server, on a fresh
@@ -14,8 +15,9 @@ use sounding_domain::{
     feedback::{
         Feedback, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView,
     },
+    feedback_merge::{FeedbackMerge, MergeOutcome},
     ids::{BoardId, SubscriberId, TeamId},
-    ports::{BoardStore, FeedbackStore},
+    ports::{BoardStore, FeedbackCurationStore, FeedbackStore},
     timestamp::Timestamp,
 };
 use sounding_store_diesel::DieselStore;
@@ -27,6 +29,7 @@ use support::{on_every_engine, postgres, sqlite, team, Env};
 
 on_every_engine!(
     a_public_boards_total_follows_every_change_to_its_items,
+    a_boards_feedback_count_follows_every_change_to_its_items,
     commits_that_wrote_events_are_announced_and_reads_are_not,
 );
 
@@ -157,6 +160,136 @@ async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
     x.meta.is_public = true;
     store.save_board(&x).await.unwrap();
     assert_eq!(totals(a, x.id).await, 3);
+}
+
+/// A board's `feedback_count` is read from `feedback_board_counts`, which triggers keep. After
+/// each kind of change to an item, every read of it (`board`, `boards`, `edit_board`) must
+/// equal the items really there, counted here with `COUNT(*)`, and match what was done.
+async fn a_boards_feedback_count_follows_every_change_to_its_items(env: Env) {
+    let store = &*env.store;
+    let a = team(store, "a").await;
+    let jane = subscriber(store, a, "jane@example.com").await;
+    let x = board(store, a, "x", true).await;
+    let y = board(store, a, "y", false).await;
+    let counts = || async {
+        let mut kept = Vec::new();
+        for board in [&x, &y] {
+            let counted = env.count(&format!(
+                "SELECT COUNT(*) AS n FROM feedback \
+                 WHERE board_id = '{}' AND archived_at IS NULL",
+                board.id
+            ));
+            let read = store.board(a, board.id).await.unwrap().unwrap();
+            let listed = store.boards(a, false).await.unwrap();
+            let listed = listed.iter().find(|v| v.board.id == board.id).unwrap();
+            // An edit that changes nothing still reads the board, locked.
+            let edited = match store
+                .edit_board(a, board.id, Box::new(|_| Ok(Vec::new())))
+                .await
+                .unwrap()
+            {
+                sounding_domain::edit::Edited::Unchanged(view) => view,
+                other => panic!("an empty edit changes nothing: {other:?}"),
+            };
+            assert_eq!(
+                (
+                    read.feedback_count,
+                    listed.feedback_count,
+                    edited.feedback_count
+                ),
+                (counted, counted, counted),
+                "kept and counted feedback of {}",
+                board.slug
+            );
+            kept.push(counted);
+        }
+        (kept[0], kept[1])
+    };
+    assert_eq!(counts().await, (0, 0), "new boards count nothing");
+
+    let on = |board: Option<&Board>, title: &str, published: bool| {
+        let mut f = item(a, jane.id, title, t0());
+        f.board_id = board.map(|b| b.id);
+        if !published {
+            f.published_at = None;
+        }
+        f
+    };
+    let mut items = Vec::new();
+    for (board, title, published) in [
+        (Some(&x), "x1", true),
+        (Some(&x), "x2", true),
+        (Some(&x), "draft", false),
+        (Some(&y), "y1", true),
+        (None, "loose", true),
+    ] {
+        let f = on(board, title, published);
+        store.insert_feedback(&f, &[], &[]).await.unwrap();
+        items.push(f);
+    }
+    assert_eq!(
+        counts().await,
+        (3, 1),
+        "drafts count, items on no board do not"
+    );
+
+    let save = |f: Feedback| async move { assert!(store.save_feedback(&f, &[]).await.unwrap()) };
+    items[0].archived_at = Some(t0());
+    save(items[0].clone()).await;
+    assert_eq!(counts().await, (2, 1), "archived");
+    items[0].archived_at = None;
+    save(items[0].clone()).await;
+    assert_eq!(counts().await, (3, 1), "unarchived");
+    items[1].board_id = Some(y.id);
+    save(items[1].clone()).await;
+    assert_eq!(counts().await, (2, 2), "moved");
+    items[4].board_id = Some(x.id);
+    save(items[4].clone()).await;
+    assert_eq!(counts().await, (3, 2), "put on a board");
+    items[3].board_id = None;
+    save(items[3].clone()).await;
+    assert_eq!(counts().await, (3, 1), "taken off its board");
+    // Archived and moved at once: out of the old board, not into the new one.
+    items[2].archived_at = Some(t0());
+    items[2].board_id = Some(y.id);
+    save(items[2].clone()).await;
+    assert_eq!(counts().await, (2, 1), "archived and moved");
+    items[0].title = "x1, renamed".into();
+    items[0].published_at = None;
+    save(items[0].clone()).await;
+    assert_eq!(counts().await, (2, 1), "nothing else moves the count");
+
+    // A merge archives its source.
+    let merge = FeedbackMerge {
+        team_id: a,
+        source_id: items[4].id,
+        target_id: items[1].id,
+        editor: jane.id,
+        at: t0(),
+    };
+    assert!(matches!(
+        store
+            .merge_feedback(&merge, |_, _| Vec::new())
+            .await
+            .unwrap(),
+        MergeOutcome::Merged { .. }
+    ));
+    assert_eq!(counts().await, (1, 1), "merged away");
+    assert!(store.delete_feedback(a, items[0].id, &[]).await.unwrap());
+    assert!(store.delete_feedback(a, items[2].id, &[]).await.unwrap());
+    assert_eq!(counts().await, (0, 1), "deleted (one archived)");
+
+    // A board emptied and deleted takes its count row along.
+    let kept_rows = |board: &Board| {
+        env.count(&format!(
+            "SELECT COUNT(*) AS n FROM feedback_board_counts WHERE board_id = '{}'",
+            board.id
+        ))
+    };
+    assert!(store.delete_feedback(a, items[4].id, &[]).await.unwrap());
+    assert_eq!(kept_rows(&x), 1, "x had items: it has a row (now 0)");
+    assert!(store.delete_board(a, x.id).await.unwrap());
+    assert_eq!(kept_rows(&x), 0);
 }
 
 async fn commits_that_wrote_events_are_announced_and_reads_are_not(env: Env) {

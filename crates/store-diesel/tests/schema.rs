@@ -22,6 +22,10 @@ const NOT_IN_SCHEMA: &[(&str, &str)] = &[
         "feedback_public_counts",
         "kept by triggers and read only by hand-written SQL (`RawSql`)",
     ),
+    (
+        "feedback_board_counts",
+        "kept by triggers and read only by hand-written SQL (`KeptCount` in repos/boards.rs)",
+    ),
 ];
 
 /// A column as one side declares it: its type family and whether it may be NULL.

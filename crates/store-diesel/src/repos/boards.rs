@@ -1,12 +1,14 @@
 //! Feedback boards: ordered by `position` (the domain's `order`; ORDER is reserved in SQL),
 //! slugs unique per team.
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use diesel::{
-    dsl::{count_star, max},
+    backend::Backend,
+    dsl::max,
+    expression::{is_aggregate, AppearsOnTable, Expression, SelectableExpression, ValidGrouping},
     prelude::*,
+    query_builder::{AstPass, QueryFragment, QueryId},
+    sql_types::BigInt,
 };
 use sounding_domain::{
     board::{Board, BoardMeta, BoardView},
@@ -86,22 +88,85 @@ impl BoardRow {
     }
 }
 
-/// The feedback on a board as its view counts it: every item not archived, published or not.
-macro_rules! counted_feedback {
-    ($team:expr) => {
-        feedback::table
-            .filter(feedback::team_id.eq($team))
-            .filter(feedback::archived_at.is_null())
-    };
+/// A board's `feedback_count` (its items not archived, published or not), selected beside its
+/// row: the board's row of `feedback_board_counts`, kept by triggers
+/// (migrations/2026-11-30-000001_board_counts), or 0 for a board no item was ever put on. Never
+/// counted over the items, so reading a board costs the same however many it holds. A scalar
+/// subquery, not a join: `edit_board` reads it locked, and PostgreSQL refuses a row lock on
+/// the nullable side of an outer join. A static text (not `dsl::sql`), so diesel keeps the
+/// statement prepared.
+#[derive(Debug, Clone, Copy, QueryId)]
+struct KeptCount;
+
+impl Expression for KeptCount {
+    type SqlType = BigInt;
 }
 
-/// The board's view: the row with its feedback counted.
-fn counted(conn: &mut DbConnection, row: BoardRow) -> DbResult<BoardView> {
-    let count = counted_feedback!(&row.team_id)
-        .filter(feedback::board_id.eq(&row.id))
-        .count()
-        .get_result::<i64>(conn)?;
-    row.into_view(count)
+// It names `feedback_boards.id`: only a query on that table may select it.
+impl AppearsOnTable<feedback_boards::table> for KeptCount {}
+
+impl SelectableExpression<feedback_boards::table> for KeptCount {}
+
+impl ValidGrouping<()> for KeptCount {
+    type IsAggregate = is_aggregate::Never;
+}
+
+// Every backend: `locked!` runs it on the engine's own connection.
+impl<DB: Backend> QueryFragment<DB> for KeptCount {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql(
+            "COALESCE((SELECT c.n FROM feedback_board_counts c \
+             WHERE c.board_id = feedback_boards.id), 0)",
+        );
+        Ok(())
+    }
+}
+
+/// The team's board `id` as its view, in one statement.
+fn read_board(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<BoardView>> {
+    feedback_boards::table
+        .filter(feedback_boards::id.eq(id))
+        .filter(feedback_boards::team_id.eq(team))
+        .select((BoardRow::as_select(), KeptCount))
+        .get_result::<(BoardRow, i64)>(conn)
+        .optional()?
+        .map(|(row, count)| row.into_view(count))
+        .transpose()
+}
+
+/// The team's boards (only the public ones if asked) as views, in order, in one statement.
+fn read_boards(conn: &mut DbConnection, team: &str, public_only: bool) -> DbResult<Vec<BoardView>> {
+    let mut query = feedback_boards::table
+        .filter(feedback_boards::team_id.eq(team))
+        .select((BoardRow::as_select(), KeptCount))
+        .order((
+            feedback_boards::position.asc(),
+            feedback_boards::created_at.asc(),
+            feedback_boards::id.asc(),
+        ))
+        .into_boxed();
+    if public_only {
+        query = query.filter(feedback_boards::is_public.eq(true));
+    }
+    query
+        .load::<(BoardRow, i64)>(conn)?
+        .into_iter()
+        .map(|(row, count)| row.into_view(count))
+        .collect()
+}
+
+/// The team's board `id` as its view, its row locked until the transaction ends on PostgreSQL
+/// (`locked!`), in one statement.
+fn read_board_locked(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<BoardView>> {
+    locked!(
+        conn,
+        feedback_boards::table
+            .filter(feedback_boards::id.eq(id))
+            .filter(feedback_boards::team_id.eq(team))
+            .select((BoardRow::as_select(), KeptCount))
+    )?
+    .map(|(row, count): (BoardRow, i64)| row.into_view(count))
+    .transpose()
 }
 
 /// Whether another board of the team (not `except`) already has the slug.
@@ -159,53 +224,14 @@ impl BoardStore for DieselStore {
 
     async fn boards(&self, team: TeamId, public_only: bool) -> StoreResult<Vec<BoardView>> {
         let team = team.to_string();
-        self.run_read(move |conn| {
-            let mut query = feedback_boards::table
-                .filter(feedback_boards::team_id.eq(&team))
-                .select(BoardRow::as_select())
-                .order((
-                    feedback_boards::position.asc(),
-                    feedback_boards::created_at.asc(),
-                    feedback_boards::id.asc(),
-                ))
-                .into_boxed();
-            if public_only {
-                query = query.filter(feedback_boards::is_public.eq(true));
-            }
-            let rows = query.load(conn)?;
-            // Every board's count in one grouped query, not one per board.
-            let counts: HashMap<String, i64> = counted_feedback!(&team)
-                .filter(feedback::board_id.is_not_null())
-                .group_by(feedback::board_id)
-                .select((feedback::board_id.assume_not_null(), count_star()))
-                .load::<(String, i64)>(conn)?
-                .into_iter()
-                .collect();
-            rows.into_iter()
-                .map(|row| {
-                    let count = counts.get(&row.id).copied().unwrap_or(0);
-                    row.into_view(count)
-                })
-                .collect()
-        })
-        .await
+        self.run_read(move |conn| read_boards(conn, &team, public_only))
+            .await
     }
 
     async fn board(&self, team: TeamId, id: BoardId) -> StoreResult<Option<BoardView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| {
-            let Some(row) = feedback_boards::table
-                .filter(feedback_boards::id.eq(&id))
-                .filter(feedback_boards::team_id.eq(&team))
-                .select(BoardRow::as_select())
-                .get_result(conn)
-                .optional()?
-            else {
-                return Ok(None);
-            };
-            counted(conn, row).map(Some)
-        })
-        .await
+        self.run_read(move |conn| read_board(conn, &team, &id))
+            .await
     }
 
     async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool> {
@@ -235,19 +261,7 @@ impl BoardStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.edit(
             edit,
-            move |conn| {
-                let Some(row) = locked!(
-                    conn,
-                    feedback_boards::table
-                        .filter(feedback_boards::id.eq(&id))
-                        .filter(feedback_boards::team_id.eq(&team))
-                        .select(BoardRow::as_select())
-                )?
-                else {
-                    return Ok(None);
-                };
-                counted(conn, row).map(Some)
-            },
+            move |conn| read_board_locked(conn, &team, &id),
             |conn, before, after| {
                 let row = BoardRow::from(&after.board);
                 // Checked first, so the unique index only backs it up.
@@ -290,10 +304,93 @@ impl BoardStore for DieselStore {
                 if holds_feedback {
                     return Err(DbError::Conflict(Conflict::BoardNotEmpty));
                 }
+                // Its row of `feedback_board_counts` (0 by now) goes with it: `ON DELETE
+                // CASCADE`.
                 diesel::delete(feedback_boards::table.find(&id)).execute(conn)?;
                 Ok(true)
             })
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::RunQueryDsl;
+
+    use super::*;
+
+    fn insert_board(conn: &mut DbConnection, team: &str, board: &str, n: usize) {
+        diesel::sql_query(format!(
+            "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
+             updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
+             '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+        ))
+        .execute(conn)
+        .unwrap();
+    }
+
+    /// An unpublished item on `board`, archived if asked.
+    fn insert_item(conn: &mut DbConnection, team: &str, board: &str, n: usize, archived: bool) {
+        let archived_at = if archived {
+            "'2026-01-02 00:00:00'"
+        } else {
+            "NULL"
+        };
+        diesel::sql_query(format!(
+            "INSERT INTO feedback (id, team_id, board_id, url_id, title, status, priority, \
+             creator_id, search_text, archived_at, created_at, updated_at) VALUES \
+             ('{}', '{team}', '{board}', 'u{n}', 'item', 'in_review', 'medium', 'someone', \
+             'item', {archived_at}, '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+            uuid::Uuid::now_v7()
+        ))
+        .execute(conn)
+        .unwrap();
+    }
+
+    /// `board`, `boards` and `edit_board`'s locked read are one statement each, and none reads
+    /// the items: their cost does not grow with the board's feedback.
+    #[test]
+    fn reading_a_board_never_counts_its_items() {
+        let mut conn = crate::migrations::scratch_sqlite();
+        let team = uuid::Uuid::now_v7().to_string();
+        let (full, empty) = (
+            uuid::Uuid::now_v7().to_string(),
+            uuid::Uuid::now_v7().to_string(),
+        );
+        insert_board(&mut conn, &team, &full, 0);
+        insert_board(&mut conn, &team, &empty, 1);
+        for n in 0..5 {
+            insert_item(&mut conn, &team, &full, n, n == 0);
+        }
+        let plans = crate::raw_sql::plans::explained(&mut conn, |conn| {
+            let board = read_board(conn, &team, &full).unwrap().unwrap();
+            assert_eq!(board.feedback_count, 4, "archived items are left out");
+            let counts: Vec<i64> = read_boards(conn, &team, false)
+                .unwrap()
+                .iter()
+                .map(|b| b.feedback_count)
+                .collect();
+            assert_eq!(counts, [4, 0], "a board without a count row has 0");
+            let locked = read_board_locked(conn, &team, &full).unwrap().unwrap();
+            assert_eq!(locked.feedback_count, 4);
+        });
+        assert_eq!(plans.len(), 3, "one statement per read: {plans:?}");
+        for (sql, plan) in &plans {
+            assert!(!sql.contains("COUNT"), "nothing is counted: {sql}");
+            let tables: Vec<&str> = plan
+                .split(" | ")
+                .filter_map(
+                    |step| match step.split_whitespace().collect::<Vec<_>>()[..] {
+                        ["SCAN" | "SEARCH", table, ..] => Some(table),
+                        _ => None,
+                    },
+                )
+                .collect();
+            assert!(
+                !tables.contains(&"feedback") && plan.contains("feedback_board_counts"),
+                "the boards and their kept counts, never the items: {plan}"
+            );
+        }
     }
 }

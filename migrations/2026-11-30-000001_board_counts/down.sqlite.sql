@@ -1,0 +1,3 @@
+DROP TRIGGER feedback_board_counts_update;
+DROP TRIGGER feedback_board_counts_delete;
+DROP TRIGGER feedback_board_counts_insert;
