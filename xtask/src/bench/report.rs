@@ -433,6 +433,56 @@ mod tests {
         assert_eq!(percentile(&[], 50.0), None);
     }
 
+    fn engine(scale: usize, rate: f64) -> Engine {
+        let full = Measured {
+            requests: (rate * 10.0) as u64,
+            seconds: 10.0,
+            status_errors: 0,
+            socket_errors: 0,
+            p50_ms: 1.0,
+            p99_ms: 2.0,
+        };
+        Engine {
+            name: "SQLite",
+            scale,
+            seed_counts: Vec::new(),
+            seed_seconds: 20.0 * scale as f64,
+            scenarios: vec![Scenario {
+                id: "S3",
+                title: "list",
+                bar: None,
+                read: true,
+                runs: vec![Run {
+                    full,
+                    cpu_s_per_1k: 0.1,
+                    peak_rss_mib: None,
+                    half: None,
+                    lag: None,
+                }],
+            }],
+            rss_after_mib: None,
+        }
+    }
+
+    #[test]
+    fn a_scaled_run_is_reported_next_to_scale_one() {
+        let mut report = Report {
+            quick: true,
+            seconds_per_run: 5,
+            repetitions: 1,
+            date: String::new(),
+            machine: Vec::new(),
+            layout: String::new(),
+            engines: vec![engine(1, 1000.0), engine(10, 250.0)],
+        };
+        let md = report.markdown();
+        assert!(md.contains("### SQLite, scale 10\n"), "{md}");
+        assert!(md.contains("### SQLite: scale 1 → 10"), "{md}");
+        assert!(md.contains("| S3 | list | 1000 | 250 | 0.25 |"), "{md}");
+        report.engines.pop();
+        assert!(!report.markdown().contains("scale 1 →"));
+    }
+
     #[test]
     fn splice_replaces_only_the_generated_block() {
         let doc = format!("# B\n\nintro\n\n{BEGIN}\nold\n{END}\n\nafter\n");
