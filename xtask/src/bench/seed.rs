@@ -194,6 +194,15 @@ pub fn seed(
     let mut client = Client::new(addr);
     let main = &teams[0];
     let key = main.key.as_str();
+    // Where a big seed's time goes, one line a step (is a bulk path worth it, and where?).
+    let mut last = Instant::now();
+    let mut lap = |what: &str| {
+        eprintln!(
+            "xtask bench:   seeded {what} in {:.1} s",
+            last.elapsed().as_secs_f64()
+        );
+        last = Instant::now();
+    };
 
     // Neighbours first, so team A's rows are not all at the start of every table.
     for team in &teams[1..] {
@@ -211,6 +220,7 @@ pub fn seed(
             )
         })?;
     }
+    lap("the neighbours");
 
     let boards = create_boards(&mut client, key, BOARDS)?;
     // S8's own board (public submissions on, as every new board): the items S8 creates, up to
@@ -225,6 +235,7 @@ pub fn seed(
         .map(|i| format!("user{i}@acme.example"))
         .collect();
     let subscribers = identify(addr, workers, key, emails)?;
+    lap("the subscribers");
 
     let items: Vec<(usize, usize)> = (0..feedback_count)
         .map(|i| {
@@ -245,6 +256,7 @@ pub fn seed(
         )?;
         id(&body)
     })?;
+    lap("the feedback items");
 
     // Popularity: a random order of the items, drawn from with a skew.
     let mut popular: Vec<usize> = (0..feedback_count).collect();
@@ -267,6 +279,7 @@ pub fn seed(
             &json!({"feedbackId": feedback[*item]}),
         )
     })?;
+    lap("the feedback votes");
 
     let comments: Vec<(usize, usize)> = (0..feedback_comments)
         .map(|_| (rng.below(seed_voters), popular[rng.skewed(feedback_count)]))
@@ -278,6 +291,7 @@ pub fn seed(
             &json!({"feedbackId": feedback[*item], "text": "We need this too; our team asks every week."}),
         )
     })?;
+    lap("the feedback comments");
 
     let roadmap = id(&client.post_ok(
         "/v1/roadmaps.create",
@@ -311,6 +325,8 @@ pub fn seed(
         )?)
     })?;
 
+    lap("the roadmap and topics");
+
     // The busy topic: top-level comments first, then replies to them (a third of the thread).
     let busy = &topics[0];
     let top_level = BUSY_TOPIC_COMMENTS * 2 / 3;
@@ -342,6 +358,7 @@ pub fn seed(
             &json!({"id": topics[*topic], "text": "Any news on this one?"}),
         )
     })?;
+    lap("the topic comments");
     let mut topic_votes = HashSet::new();
     while topic_votes.len() < topic_vote_count {
         topic_votes.insert((rng.below(seed_voters), rng.skewed(topic_count)));
@@ -354,6 +371,7 @@ pub fn seed(
             &json!({"id": topics[*topic]}),
         )
     })?;
+    lap("the topic votes");
 
     fs::create_dir_all(data_dir)?;
     let write = |name: &str, lines: &[&str]| -> Result<()> {
