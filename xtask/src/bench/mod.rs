@@ -37,11 +37,14 @@ use receiver::Receiver;
 use report::{Engine, Lag, Report, Run, Scenario};
 
 const USAGE: &str = "\
-usage: cargo xtask bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...] [--no-docs]
+usage: cargo xtask bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...]
+                         [--scale N] [--no-docs]
 
   --quick      5 s per run, one repetition, 1 s warm-up: a smoke check (speed is not judged)
   --engine     the database(s) to measure (default: all)
-  --scenario   only these scenarios (B0, the baseline, always runs)
+  --scenario   only these scenarios: B0 (the baseline, always runs), S1..S8
+  --scale N    also seed N times the data (N > 1) on a fresh database and measure every
+               scenario again: scale 1 and scale N side by side, with their ratio (default 1)
   --no-docs    leave docs/benchmarks.md alone (results.json is still written)";
 
 /// Connections of a full-speed run: enough to keep every server worker busy.
@@ -72,7 +75,7 @@ struct Def {
     webhooks: bool,
 }
 
-static SCENARIOS: [Def; 8] = [
+static SCENARIOS: [Def; 9] = [
     Def {
         id: "B0",
         title: "bare actix-web handler, `GET /healthz`",
@@ -153,6 +156,16 @@ static SCENARIOS: [Def; 8] = [
         votes: true,
         webhooks: true,
     },
+    Def {
+        id: "S8",
+        title: "`public/feedbacks.create`, subscriber token",
+        script: "s8_feedback_create.lua",
+        bar: None,
+        read: false,
+        target: Target::Server,
+        votes: false,
+        webhooks: false,
+    },
 ];
 
 struct Options {
@@ -160,6 +173,7 @@ struct Options {
     engines: Vec<&'static str>,
     scenarios: Vec<&'static Def>,
     docs: bool,
+    scale: usize,
 }
 
 impl Options {
@@ -169,12 +183,24 @@ impl Options {
             engines: vec!["sqlite", "postgres"],
             scenarios: SCENARIOS.iter().collect(),
             docs: true,
+            scale: 1,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--no-docs" => options.docs = false,
+                "--scale" => {
+                    let raw = args.next();
+                    options.scale = match raw.map(|n| n.parse::<usize>()) {
+                        Some(Ok(n)) if (1..=100).contains(&n) => n,
+                        _ => {
+                            return Err(format!(
+                                "--scale takes a whole number from 1 to 100, got {raw:?}"
+                            ))
+                        }
+                    }
+                }
                 "--engine" => {
                     options.engines = match args.next().map(String::as_str) {
                         Some("sqlite") => vec!["sqlite"],
@@ -198,7 +224,7 @@ impl Options {
                         .iter()
                         .find(|w| !SCENARIOS.iter().any(|d| d.id == w.as_str()))
                     {
-                        return Err(format!("unknown scenario {unknown:?} (B0, S1..S7)"));
+                        return Err(format!("unknown scenario {unknown:?} (B0, S1..S8)"));
                     }
                     options.scenarios = SCENARIOS
                         .iter()
@@ -362,19 +388,32 @@ pub fn run(args: &[String]) -> Result<u8> {
     let out_dir = util::target_dir().join("bench");
     let started = Instant::now();
 
+    // Scale 1 always; scale N after it on a database of its own, so both start fresh.
+    let scales: Vec<usize> = if options.scale > 1 {
+        vec![1, options.scale]
+    } else {
+        vec![1]
+    };
     let mut engines = Vec::new();
     for engine in &options.engines {
-        eprintln!("\nxtask bench: === {engine} ===");
-        let bench = EngineBench {
-            engine,
-            dir: out_dir.join(engine),
-            server_bin: &server_bin,
-            baseline_bin: &baseline_bin,
-            layout: &layout,
-            timing: &timing,
-            interrupted: &interrupted,
-        };
-        engines.push(bench.run(&options.scenarios, postgres_bin.as_deref())?);
+        for &scale in &scales {
+            eprintln!("\nxtask bench: === {engine}, scale {scale} ===");
+            let bench = EngineBench {
+                engine,
+                dir: if scale == 1 {
+                    out_dir.join(engine)
+                } else {
+                    out_dir.join(format!("{engine}-scale{scale}"))
+                },
+                scale,
+                server_bin: &server_bin,
+                baseline_bin: &baseline_bin,
+                layout: &layout,
+                timing: &timing,
+                interrupted: &interrupted,
+            };
+            engines.push(bench.run(&options.scenarios, postgres_bin.as_deref())?);
+        }
     }
 
     let report = Report {
@@ -424,6 +463,8 @@ pub fn run(args: &[String]) -> Result<u8> {
 struct EngineBench<'a> {
     engine: &'static str,
     dir: PathBuf,
+    /// How many times the scale-1 seed.
+    scale: usize,
     server_bin: &'a Path,
     baseline_bin: &'a Path,
     layout: &'a Layout,
@@ -490,8 +531,11 @@ impl EngineBench<'_> {
         let server = self.start_server(&database_url)?;
         eprintln!("xtask bench: seeding through the API at {}", server.addr);
         let data_dir = self.dir.join("data");
-        let seeded = seed::seed(server.addr, 16, &teams, &data_dir)?;
-        eprintln!("xtask bench: seeded in {:.0} s", seeded.seconds);
+        let seeded = seed::seed(server.addr, 16, &teams, &data_dir, self.scale)?;
+        eprintln!(
+            "xtask bench: seeded scale {} in {:.0} s",
+            self.scale, seeded.seconds
+        );
         let baseline = self.start_baseline()?;
         let receiver = Receiver::start()?;
 
@@ -545,6 +589,7 @@ impl EngineBench<'_> {
             } else {
                 "SQLite"
             },
+            scale: self.scale,
             seed_counts: seeded.counts,
             seed_seconds: seeded.seconds,
             scenarios,
@@ -685,6 +730,13 @@ impl EngineBench<'_> {
             cursor,
         )?;
         let after = measured.ticks();
+        if full.status_errors + full.socket_errors > 0 {
+            // Said now, not only at the end: a rate of refusals is no measurement of the write.
+            eprintln!(
+                "xtask bench:   {} FAILED: {} of {} answers were 4xx/5xx, {} socket errors (the run fails)",
+                def.id, full.status_errors, full.requests, full.socket_errors
+            );
+        }
         let peak_rss_mib = procs::peak_rss_kib(target.pid()).map(|k| k as f64 / 1024.0);
         let ticks: u64 = after
             .iter()
@@ -783,6 +835,15 @@ mod tests {
         assert_eq!(ids, ["B0", "S1", "S4"]);
         assert_eq!(options.engines, ["sqlite"]);
         assert!(Options::parse(&args(&["--scenario", "S9"])).is_err());
+        let options = Options::parse(&args(&["--scenario", "S8", "--scale", "10"])).unwrap();
+        let ids: Vec<&str> = options.scenarios.iter().map(|d| d.id).collect();
+        assert_eq!(
+            (ids.as_slice(), options.scale),
+            (["B0", "S8"].as_slice(), 10)
+        );
+        assert_eq!(Options::parse(&[]).unwrap().scale, 1);
+        assert!(Options::parse(&args(&["--scale", "0"])).is_err());
+        assert!(Options::parse(&args(&["--scale"])).is_err());
         assert!(Options::parse(&args(&["--engine", "mysql"])).is_err());
     }
 

@@ -39,6 +39,8 @@ pub struct Scenario {
 
 pub struct Engine {
     pub name: &'static str,
+    /// The seed's size, in multiples of the scale-1 seed (`--scale`).
+    pub scale: usize,
     pub seed_counts: Vec<(&'static str, usize)>,
     pub seed_seconds: f64,
     pub scenarios: Vec<Scenario>,
@@ -102,6 +104,14 @@ impl Scenario {
 }
 
 impl Engine {
+    fn heading(&self) -> String {
+        if self.scale == 1 {
+            self.name.to_owned()
+        } else {
+            format!("{}, scale {}", self.name, self.scale)
+        }
+    }
+
     fn baseline(&self) -> Option<f64> {
         self.scenarios
             .iter()
@@ -118,7 +128,7 @@ impl Engine {
             .map(|s| {
                 format!(
                     "{} {}: {} non-2xx or socket errors",
-                    self.name,
+                    self.heading(),
                     s.id,
                     s.errors()
                 )
@@ -194,6 +204,7 @@ impl Report {
                     .collect();
                 json!({
                     "engine": engine.name,
+                    "scale": engine.scale,
                     "seed": {
                         "seconds": opt(Some(engine.seed_seconds)),
                         "counts": engine.seed_counts.iter().map(|(k, v)| json!({"what": k, "count": v})).collect::<Vec<_>>(),
@@ -236,7 +247,7 @@ impl Report {
         }
         for engine in &self.engines {
             let b0 = engine.baseline();
-            out.push_str(&format!("\n### {}\n\n", engine.name));
+            out.push_str(&format!("\n### {}\n\n", engine.heading()));
             out.push_str(
                 "| | Scenario | req/s median (min–max) | × B0 | bar | p50 / p99 at half load (ms) | CPU s / 1k req | peak RSS (MiB) |\n\
                  |---|---|---|---|---|---|---|---|\n",
@@ -308,7 +319,8 @@ impl Report {
                 ));
             }
             out.push_str(&format!(
-                "\nSeeded through the API in {:.0} s: {}.\n",
+                "\nSeeded (scale {}) through the API in {:.0} s: {}.\n",
+                engine.scale,
                 engine.seed_seconds,
                 engine
                     .seed_counts
@@ -318,7 +330,54 @@ impl Report {
                     .join(", ")
             ));
         }
+        self.scale_markdown(&mut out);
         out
+    }
+
+    /// Each engine measured at scale 1 and at scale N: req/s side by side, so what slows as
+    /// the data grows stands out (a ratio well under 1).
+    fn scale_markdown(&self, out: &mut String) {
+        for small in self.engines.iter().filter(|e| e.scale == 1) {
+            let Some(big) = self
+                .engines
+                .iter()
+                .find(|e| e.name == small.name && e.scale > 1)
+            else {
+                continue;
+            };
+            out.push_str(&format!(
+                "\n### {}: scale 1 → {}\n\n\
+                 Seeded in {:.0} s at scale 1, {:.0} s at scale {}.\n\n\
+                 | | Scenario | req/s, scale 1 | req/s, scale {} | scale {} / scale 1 |\n\
+                 |---|---|---|---|---|\n",
+                small.name,
+                big.scale,
+                small.seed_seconds,
+                big.seed_seconds,
+                big.scale,
+                big.scale,
+                big.scale,
+            ));
+            for s in &small.scenarios {
+                let one = s.rate().map(|r| r.0);
+                let n = big
+                    .scenarios
+                    .iter()
+                    .find(|b| b.id == s.id)
+                    .and_then(|b| b.rate())
+                    .map(|r| r.0);
+                let cell = |r: Option<f64>| r.map_or("—".into(), |r| format!("{r:.0}"));
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | {} |\n",
+                    s.id,
+                    s.title,
+                    cell(one),
+                    cell(n),
+                    one.zip(n)
+                        .map_or("—".into(), |(a, b)| format!("{:.2}", b / a.max(1e-9))),
+                ));
+            }
+        }
     }
 }
 
@@ -372,6 +431,56 @@ mod tests {
         assert_eq!(percentile(&v, 99.0), Some(99.0));
         assert_eq!(percentile(&[7.0], 99.0), Some(7.0));
         assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    fn engine(scale: usize, rate: f64) -> Engine {
+        let full = Measured {
+            requests: (rate * 10.0) as u64,
+            seconds: 10.0,
+            status_errors: 0,
+            socket_errors: 0,
+            p50_ms: 1.0,
+            p99_ms: 2.0,
+        };
+        Engine {
+            name: "SQLite",
+            scale,
+            seed_counts: Vec::new(),
+            seed_seconds: 20.0 * scale as f64,
+            scenarios: vec![Scenario {
+                id: "S3",
+                title: "list",
+                bar: None,
+                read: true,
+                runs: vec![Run {
+                    full,
+                    cpu_s_per_1k: 0.1,
+                    peak_rss_mib: None,
+                    half: None,
+                    lag: None,
+                }],
+            }],
+            rss_after_mib: None,
+        }
+    }
+
+    #[test]
+    fn a_scaled_run_is_reported_next_to_scale_one() {
+        let mut report = Report {
+            quick: true,
+            seconds_per_run: 5,
+            repetitions: 1,
+            date: String::new(),
+            machine: Vec::new(),
+            layout: String::new(),
+            engines: vec![engine(1, 1000.0), engine(10, 250.0)],
+        };
+        let md = report.markdown();
+        assert!(md.contains("### SQLite, scale 10\n"), "{md}");
+        assert!(md.contains("### SQLite: scale 1 → 10"), "{md}");
+        assert!(md.contains("| S3 | list | 1000 | 250 | 0.25 |"), "{md}");
+        report.engines.pop();
+        assert!(!report.markdown().contains("scale 1 →"));
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! Seeds a fresh database through the API the way real use fills it, then writes the ids the
 //! Lua scripts draw from (one value a line) into the data directory.
 //!
-//! Team A, the one measured: 5 boards, 5,000 subscribers (identified, so each has a token),
-//! 10,000 feedback items created by subscribers, votes and comments skewed toward a few
-//! popular items, one roadmap with 4 stages and 1,000 topics, one busy topic with a long
-//! thread. Teams B and C are small neighbours, so every query must filter by team. Subscribers
-//! 0..4,000 author and vote; 4,000..5,000 never vote here, and are the voters of S4 and S7.
+//! At `--scale 1`: team A, the one measured: 5 boards, 5,000 subscribers (identified, so each
+//! has a token), 10,000 feedback items created by subscribers, votes and comments skewed
+//! toward a few popular items, one roadmap with 4 stages and 1,000 topics, one busy topic
+//! with a long thread. Teams B and C are small neighbours, so every query must filter by team. Subscribers
+//! 0..4,000 author and vote; 4,000..5,000 never vote here, and are the voters of S4 and S7 and
+//! the authors of S8, which posts to a sixth board of its own. `--scale N` multiplies every
+//! count by N but the busy topic's thread.
 
 use std::{collections::HashSet, fs, net::SocketAddr, path::Path, process::Command, time::Instant};
 
@@ -14,12 +16,12 @@ use serde_json::{json, Value};
 
 use super::http::{parallel, Client};
 
-pub const SUBSCRIBERS: usize = 5_000;
+const SUBSCRIBERS: usize = 5_000;
 /// Subscribers who author and vote in the seed; the rest vote only in the scenarios.
-pub const SEED_VOTERS: usize = 4_000;
-pub const FEEDBACK: usize = 10_000;
-pub const BOARDS: usize = 5;
-pub const TOPICS: usize = 1_000;
+const SEED_VOTERS: usize = 4_000;
+const FEEDBACK: usize = 10_000;
+const BOARDS: usize = 5;
+const TOPICS: usize = 1_000;
 const FEEDBACK_COMMENTS: usize = 5_000;
 const TOPIC_COMMENTS: usize = 2_000;
 const BUSY_TOPIC_COMMENTS: usize = 300;
@@ -170,21 +172,46 @@ pub fn seed(
     workers: usize,
     teams: &[TeamKey],
     data_dir: &Path,
+    scale: usize,
 ) -> Result<Seeded> {
     let started = Instant::now();
+    // Everything in proportion but the busy topic's thread: S6 then reads the same 300
+    // comments at every scale, in a table that grew around them.
+    let [subscriber_count, seed_voters, feedback_count, topic_count, feedback_comments, topic_comment_count, topic_vote_count, neighbour_subscribers, neighbour_feedback] =
+        [
+            SUBSCRIBERS,
+            SEED_VOTERS,
+            FEEDBACK,
+            TOPICS,
+            FEEDBACK_COMMENTS,
+            TOPIC_COMMENTS,
+            TOPIC_VOTES,
+            NEIGHBOUR_SUBSCRIBERS,
+            NEIGHBOUR_FEEDBACK,
+        ]
+        .map(|n| n * scale);
     let mut rng = Rng(0x5EED);
     let mut client = Client::new(addr);
     let main = &teams[0];
     let key = main.key.as_str();
+    // Where a big seed's time goes, one line a step (is a bulk path worth it, and where?).
+    let mut last = Instant::now();
+    let mut lap = |what: &str| {
+        eprintln!(
+            "xtask bench:   seeded {what} in {:.1} s",
+            last.elapsed().as_secs_f64()
+        );
+        last = Instant::now();
+    };
 
     // Neighbours first, so team A's rows are not all at the start of every table.
     for team in &teams[1..] {
         let boards = create_boards(&mut client, &team.key, 1)?;
-        let emails = (0..NEIGHBOUR_SUBSCRIBERS)
+        let emails = (0..neighbour_subscribers)
             .map(|i| format!("user{i}@{}.example", team.subdomain))
             .collect();
         let subscribers = identify(addr, workers, &team.key, emails)?;
-        let items: Vec<usize> = (0..NEIGHBOUR_FEEDBACK).collect();
+        let items: Vec<usize> = (0..neighbour_feedback).collect();
         parallel(addr, workers, &items, |client, i| {
             client.post_ok(
                 "/v1/public/feedbacks.create",
@@ -193,21 +220,31 @@ pub fn seed(
             )
         })?;
     }
+    lap("the neighbours");
 
     let boards = create_boards(&mut client, key, BOARDS)?;
-    let emails = (0..SUBSCRIBERS)
+    // S8's own board (public submissions on, as every new board): the items S8 creates, up to
+    // ~100,000 a full run, stay off the boards S3 and S7 list, so later repetitions read the
+    // same boards the first did.
+    let s8_board = id(&client.post_ok(
+        "/v1/feedback-boards.create",
+        Some(key),
+        &json!({"name": "S8 inbox"}),
+    )?)?;
+    let emails = (0..subscriber_count)
         .map(|i| format!("user{i}@acme.example"))
         .collect();
     let subscribers = identify(addr, workers, key, emails)?;
+    lap("the subscribers");
 
-    let items: Vec<(usize, usize)> = (0..FEEDBACK)
+    let items: Vec<(usize, usize)> = (0..feedback_count)
         .map(|i| {
             let board = rng.weighted(&BOARD_SHARES);
-            (i, board * SEED_VOTERS + rng.skewed(SEED_VOTERS))
+            (i, board * seed_voters + rng.skewed(seed_voters))
         })
         .collect();
     let feedback = parallel(addr, workers, &items, |client, (i, board_author)| {
-        let (board, author) = (board_author / SEED_VOTERS, board_author % SEED_VOTERS);
+        let (board, author) = (board_author / seed_voters, board_author % seed_voters);
         let body = client.post_ok(
             "/v1/public/feedbacks.create",
             Some(&subscribers[author].token),
@@ -219,18 +256,19 @@ pub fn seed(
         )?;
         id(&body)
     })?;
+    lap("the feedback items");
 
     // Popularity: a random order of the items, drawn from with a skew.
-    let mut popular: Vec<usize> = (0..FEEDBACK).collect();
+    let mut popular: Vec<usize> = (0..feedback_count).collect();
     for i in (1..popular.len()).rev() {
         popular.swap(i, rng.below(i + 1));
     }
     let mut votes = Vec::new();
-    for voter in 0..SEED_VOTERS {
+    for voter in 0..seed_voters {
         let wanted = 1 + (rng.unit().powi(2) * 14.0) as usize;
         let mut mine = HashSet::new();
         while mine.len() < wanted {
-            mine.insert(popular[rng.skewed(FEEDBACK)]);
+            mine.insert(popular[rng.skewed(feedback_count)]);
         }
         votes.extend(mine.into_iter().map(|item| (voter, item)));
     }
@@ -241,9 +279,10 @@ pub fn seed(
             &json!({"feedbackId": feedback[*item]}),
         )
     })?;
+    lap("the feedback votes");
 
-    let comments: Vec<(usize, usize)> = (0..FEEDBACK_COMMENTS)
-        .map(|_| (rng.below(SEED_VOTERS), popular[rng.skewed(FEEDBACK)]))
+    let comments: Vec<(usize, usize)> = (0..feedback_comments)
+        .map(|_| (rng.below(seed_voters), popular[rng.skewed(feedback_count)]))
         .collect();
     parallel(addr, workers, &comments, |client, (author, item)| {
         client.post_ok(
@@ -252,6 +291,7 @@ pub fn seed(
             &json!({"feedbackId": feedback[*item], "text": "We need this too; our team asks every week."}),
         )
     })?;
+    lap("the feedback comments");
 
     let roadmap = id(&client.post_ok(
         "/v1/roadmaps.create",
@@ -268,16 +308,16 @@ pub fn seed(
             )?)
         })
         .collect::<Result<Vec<_>>>()?;
-    let topic_items: Vec<(usize, usize)> = (0..TOPICS)
+    let topic_items: Vec<(usize, usize)> = (0..topic_count)
         .map(|i| {
             (
                 i,
-                rng.below(stages.len()) * SEED_VOTERS + rng.below(SEED_VOTERS),
+                rng.below(stages.len()) * seed_voters + rng.below(seed_voters),
             )
         })
         .collect();
     let topics = parallel(addr, workers, &topic_items, |client, (i, stage_author)| {
-        let (stage, author) = (stage_author / SEED_VOTERS, stage_author % SEED_VOTERS);
+        let (stage, author) = (stage_author / seed_voters, stage_author % seed_voters);
         id(&client.post_ok(
             "/v1/public/topics.create",
             Some(&subscribers[author].token),
@@ -285,10 +325,12 @@ pub fn seed(
         )?)
     })?;
 
+    lap("the roadmap and topics");
+
     // The busy topic: top-level comments first, then replies to them (a third of the thread).
     let busy = &topics[0];
     let top_level = BUSY_TOPIC_COMMENTS * 2 / 3;
-    let authors: Vec<usize> = (0..top_level).map(|_| rng.below(SEED_VOTERS)).collect();
+    let authors: Vec<usize> = (0..top_level).map(|_| rng.below(seed_voters)).collect();
     let parents = parallel(addr, workers, &authors, |client, author| {
         id(&client.post_ok(
             "/v1/public/topic-comments.create",
@@ -297,7 +339,7 @@ pub fn seed(
         )?)
     })?;
     let replies: Vec<(usize, usize)> = (top_level..BUSY_TOPIC_COMMENTS)
-        .map(|_| (rng.below(SEED_VOTERS), rng.skewed(parents.len())))
+        .map(|_| (rng.below(seed_voters), rng.skewed(parents.len())))
         .collect();
     parallel(addr, workers, &replies, |client, (author, parent)| {
         client.post_ok(
@@ -306,8 +348,8 @@ pub fn seed(
             &json!({"id": busy, "parentId": parents[*parent], "text": "Agreed, and with SCIM please."}),
         )
     })?;
-    let topic_comments: Vec<(usize, usize)> = (0..TOPIC_COMMENTS)
-        .map(|_| (rng.below(SEED_VOTERS), 1 + rng.skewed(TOPICS - 1)))
+    let topic_comments: Vec<(usize, usize)> = (0..topic_comment_count)
+        .map(|_| (rng.below(seed_voters), 1 + rng.skewed(topic_count - 1)))
         .collect();
     parallel(addr, workers, &topic_comments, |client, (author, topic)| {
         client.post_ok(
@@ -316,9 +358,10 @@ pub fn seed(
             &json!({"id": topics[*topic], "text": "Any news on this one?"}),
         )
     })?;
+    lap("the topic comments");
     let mut topic_votes = HashSet::new();
-    while topic_votes.len() < TOPIC_VOTES {
-        topic_votes.insert((rng.below(SEED_VOTERS), rng.skewed(TOPICS)));
+    while topic_votes.len() < topic_vote_count {
+        topic_votes.insert((rng.below(seed_voters), rng.skewed(topic_count)));
     }
     let topic_votes: Vec<(usize, usize)> = topic_votes.into_iter().collect();
     parallel(addr, workers, &topic_votes, |client, (voter, topic)| {
@@ -328,6 +371,7 @@ pub fn seed(
             &json!({"id": topics[*topic]}),
         )
     })?;
+    lap("the topic votes");
 
     fs::create_dir_all(data_dir)?;
     let write = |name: &str, lines: &[&str]| -> Result<()> {
@@ -353,31 +397,32 @@ pub fn seed(
     )?;
     write(
         "voter_tokens.txt",
-        &subscribers[SEED_VOTERS..]
+        &subscribers[seed_voters..]
             .iter()
             .map(|s| s.token.as_str())
             .collect::<Vec<_>>(),
     )?;
     write("busy_topic.txt", &[busy.as_str()])?;
+    write("s8_board.txt", &[s8_board.as_str()])?;
 
     Ok(Seeded {
         key: key.to_owned(),
         counts: vec![
             ("teams", teams.len()),
-            ("boards", BOARDS),
-            ("subscribers", SUBSCRIBERS),
-            ("feedback", FEEDBACK),
+            ("boards", BOARDS + 1),
+            ("subscribers", subscriber_count),
+            ("feedback", feedback_count),
             ("feedback votes", votes.len()),
-            ("feedback comments", FEEDBACK_COMMENTS),
-            ("topics", TOPICS),
-            ("topic comments", TOPIC_COMMENTS + BUSY_TOPIC_COMMENTS),
+            ("feedback comments", feedback_comments),
+            ("topics", topic_count),
+            ("topic comments", topic_comment_count + BUSY_TOPIC_COMMENTS),
             ("busy topic comments", BUSY_TOPIC_COMMENTS),
-            ("topic votes", TOPIC_VOTES),
+            ("topic votes", topic_vote_count),
             (
                 "neighbour subscribers",
-                NEIGHBOUR_SUBSCRIBERS * (teams.len() - 1),
+                neighbour_subscribers * (teams.len() - 1),
             ),
-            ("neighbour feedback", NEIGHBOUR_FEEDBACK * (teams.len() - 1)),
+            ("neighbour feedback", neighbour_feedback * (teams.len() - 1)),
         ],
         seconds: started.elapsed().as_secs_f64(),
     })
