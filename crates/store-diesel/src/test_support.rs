@@ -1,11 +1,14 @@
 //! Helpers shared by the unit tests of several repositories.
 
-use std::sync::{
-    atomic::{AtomicUsize, Ordering},
-    Arc,
+use std::{
+    fmt::Display,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
 };
 
-use diesel::{connection::InstrumentationEvent, Connection};
+use diesel::{connection::InstrumentationEvent, Connection, RunQueryDsl};
 
 use crate::connection::DbConnection;
 
@@ -22,4 +25,21 @@ pub(crate) fn count_statements(conn: &mut DbConnection) -> Arc<AtomicUsize> {
         });
     }
     statements
+}
+
+/// Adds the team's `n`th board (slug `b{n}`, position `n`), by hand: for tests whose scratch
+/// database has foreign keys off.
+pub(crate) fn insert_board(
+    conn: &mut DbConnection,
+    team: impl Display,
+    board: impl Display,
+    n: usize,
+) {
+    diesel::sql_query(format!(
+        "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
+         updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
+         '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+    ))
+    .execute(conn)
+    .unwrap();
 }

@@ -319,16 +319,7 @@ mod tests {
     use diesel::RunQueryDsl;
 
     use super::*;
-
-    fn insert_board(conn: &mut DbConnection, team: &str, board: &str, n: usize) {
-        diesel::sql_query(format!(
-            "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
-             updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
-             '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
-        ))
-        .execute(conn)
-        .unwrap();
-    }
+    use crate::test_support::insert_board;
 
     /// An unpublished item on `board`, archived if asked.
     fn insert_item(conn: &mut DbConnection, team: &str, board: &str, n: usize, archived: bool) {

@@ -213,7 +213,7 @@ mod tests {
 
     use super::*;
     use crate::schema::feedback;
-    use crate::test_support::count_statements;
+    use crate::test_support::{count_statements, insert_board};
 
     /// A migrated in-memory database (foreign keys off, so items need no team or creators)
     /// and a counter of the statements run on it.
@@ -221,17 +221,6 @@ mod tests {
         let mut conn = crate::migrations::scratch_sqlite();
         let statements = count_statements(&mut conn);
         (conn, statements)
-    }
-
-    /// Adds the team's `n`th board.
-    fn insert_board(conn: &mut DbConnection, team: TeamId, board: BoardId, n: usize) {
-        diesel::sql_query(format!(
-            "INSERT INTO feedback_boards (id, team_id, name, slug, position, created_at, \
-             updated_at) VALUES ('{board}', '{team}', 'B', 'b{n}', {n}, \
-             '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
-        ))
-        .execute(conn)
-        .unwrap();
     }
 
     /// An item published on `board` at `t0`, as it is just after it was created.
