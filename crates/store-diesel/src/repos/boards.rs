@@ -224,25 +224,25 @@ impl BoardStore for DieselStore {
 
     async fn boards(&self, team: TeamId, public_only: bool) -> StoreResult<Vec<BoardView>> {
         let team = team.to_string();
-        self.run_read(move |conn| read_boards(conn, &team, public_only))
+        self.run_read_one(move |conn| read_boards(conn, &team, public_only))
             .await
     }
 
     async fn board(&self, team: TeamId, id: BoardId) -> StoreResult<Option<BoardView>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read(move |conn| read_board(conn, &team, &id))
+        self.run_read_one(move |conn| read_board(conn, &team, &id))
             .await
     }
 
     async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool> {
         let (team, slug) = (team.to_string(), slug.to_owned());
-        self.run_read(move |conn| slug_taken(conn, &team, &slug, None))
+        self.run_read_one(move |conn| slug_taken(conn, &team, &slug, None))
             .await
     }
 
     async fn next_board_order(&self, team: TeamId) -> StoreResult<i64> {
         let team = team.to_string();
-        self.run_read(move |conn| {
+        self.run_read_one(move |conn| {
             let highest = feedback_boards::table
                 .filter(feedback_boards::team_id.eq(team))
                 .select(max(feedback_boards::position))
