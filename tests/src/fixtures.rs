@@ -30,10 +30,10 @@ use sounding_domain::{
     subscriber::{Identify, Subscriber, SubscriberSource},
     team::Team,
     timestamp::Timestamp,
-    topic::{Topic, TopicQuery, TopicSort},
+    topic::{Topic, TopicQuery, TopicSort, TopicVisit},
     topic_comment::{CommentSource, ThreadQuery, ThreadScope, TopicComment},
     topic_vote::TopicVote,
-    webhook::{new_secret, WebhookSubscription},
+    webhook::{new_secret, LeaseRequest, WebhookSubscription},
 };
 
 /// An instant from RFC 3339.
@@ -400,6 +400,26 @@ pub fn webhook(
         event: kind,
         secret: new_secret(),
         created_at,
+    }
+}
+
+/// `viewer`'s view of `topic` at `at`, counted once per `window_seconds`.
+pub fn topic_visit(topic: TopicId, viewer: &str, at: Timestamp, window_seconds: i64) -> TopicVisit {
+    TopicVisit {
+        topic,
+        viewer: viewer.to_owned(),
+        at,
+        window_seconds,
+    }
+}
+
+/// `owner` asking at `now` for up to `limit` due deliveries, held for `seconds`.
+pub fn lease_request(owner: &str, now: Timestamp, seconds: i64, limit: i64) -> LeaseRequest {
+    LeaseRequest {
+        owner: owner.to_owned(),
+        now,
+        seconds,
+        limit,
     }
 }
 

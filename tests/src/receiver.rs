@@ -315,11 +315,8 @@ async fn handle(
         Err(_) => return Ok(Response::new(Full::new(Bytes::new()))),
     };
     let hook = Hook {
-        path: parts
-            .uri
-            .path_and_query()
-            .map(|pq| pq.to_string())
-            .unwrap_or_default(),
+        // A server reads the origin form: the path and query alone.
+        path: parts.uri.to_string(),
         headers: parts.headers,
         body,
         at: Instant::now(),

@@ -222,11 +222,8 @@ fn a_bad_configuration_value_stops_start_up_naming_the_variable() {
 
 fn mode(path: &std::path::Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .permissions()
-        .mode()
-        & 0o777
+    let meta = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    meta.permissions().mode() & 0o777
 }
 
 /// The database holds the token-signing secret, webhook secrets and e-mails: under umask 022

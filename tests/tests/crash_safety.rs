@@ -22,6 +22,7 @@ use diesel::{
     Connection, PgConnection, QueryableByName, RunQueryDsl, SqliteConnection,
 };
 use futures_util::future::join_all;
+use rand::{rngs::StdRng, Rng as _, SeedableRng};
 use serde_json::{json, Value};
 use sounding_tests::{
     bin::{create_team_key, ServerProcess},
@@ -74,7 +75,7 @@ async fn crash_rounds(engine: &str, database_url: &str, sqlite_file: Option<&Pat
             now.as_nanos() as u64
         });
     eprintln!("crash safety on {engine}: seed {seed} (SOUNDING_CRASH_SEED={seed} replays it)");
-    let mut rng = Rng(seed);
+    let mut rng = Rng::seeded(seed);
     let key = blocking({
         let url = database_url.to_owned();
         move || create_team_key(&url, "Crash", "crash")
@@ -1009,7 +1010,7 @@ async fn seed_data(
         }
         writers.push(Writer {
             index,
-            rng: Rng(rng.next()),
+            rng: Rng::seeded(rng.0.gen()),
             subscribers,
             votes: BTreeMap::new(),
             uncertain_vote: None,
@@ -1052,23 +1053,19 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     tokio::task::spawn_blocking(f).await.expect("blocking task")
 }
 
-/// SplitMix64: small and seedable, enough to pick operations and kill times reproducibly.
-struct Rng(u64);
+/// A seeded generator: a run's operations and kill times are reproducible from its seed.
+struct Rng(StdRng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn seeded(seed: u64) -> Self {
+        Rng(StdRng::seed_from_u64(seed))
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.gen_range(0..n)
     }
 
     fn between_ms(&mut self, (low, high): (u64, u64)) -> Duration {
-        Duration::from_millis(low + self.next() % (high - low + 1))
+        Duration::from_millis(self.0.gen_range(low..=high))
     }
 }

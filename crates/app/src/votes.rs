@@ -6,13 +6,21 @@ use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     ports::{AccessStore, Clock, SubscriberStore},
     subscriber::OnBehalfOf,
-    SubscriberId,
+    SubscriberId, Timestamp,
 };
 
 use crate::{
     error::AppResult,
     subscribers::{existing_subscriber_for, subscriber_for, OnBehalfInput},
 };
+
+/// A vote being cast: `voter`'s, by `caller` (the subscriber themselves, or the team for them:
+/// `onBehalf` in the event), at `at`.
+pub(crate) struct Ballot<'a> {
+    pub caller: &'a Caller,
+    pub voter: SubscriberId,
+    pub at: Timestamp,
+}
 
 /// What a vote is on, with the store `S` that holds it.
 pub(crate) trait VoteTarget<S: ?Sized>: Copy + Sized {
@@ -25,15 +33,8 @@ pub(crate) trait VoteTarget<S: ?Sized>: Copy + Sized {
     /// they may read; the team on any of its own.
     async fn ensure_votable(self, store: &S, caller: &Caller) -> AppResult<()>;
 
-    /// The vote of `voter`, cast by `caller`: the subscriber themselves, or the team for them
-    /// (`onBehalf` in the event). The vote and the target's count after it.
-    async fn cast(
-        self,
-        store: &S,
-        clock: &dyn Clock,
-        caller: &Caller,
-        voter: SubscriberId,
-    ) -> AppResult<(Self::Vote, i64)>;
+    /// The vote the ballot casts; the vote and the target's count after it.
+    async fn cast(self, store: &S, ballot: Ballot<'_>) -> AppResult<(Self::Vote, i64)>;
 
     /// Removes `voter`'s vote, if any (`None`: a subscriber not yet known, who has none); the
     /// target's count after. The caller's right to the target was checked.
@@ -61,7 +62,15 @@ where
     // The target first: a subscriber is created for an e-mail only for a vote that can land.
     let (id, caller, who) = team_vote::<S, T>(store, holder, raw_id, voter).await?;
     let subscriber = subscriber_for(store, holder, who, clock.now()).await?;
-    id.cast(store, clock, &caller, subscriber.id).await
+    id.cast(
+        store,
+        Ballot {
+            caller: &caller,
+            voter: subscriber.id,
+            at: clock.now(),
+        },
+    )
+    .await
 }
 
 /// The team removes the vote of the subscriber `voter` names, if any; the count after. A

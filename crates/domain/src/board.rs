@@ -103,17 +103,24 @@ pub struct NewBoard {
     pub meta: BoardMetaPatch,
 }
 
+/// The fields of `feedback-boards.create` and `.update` as a client sent them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BoardFields<'a> {
+    pub name: Option<&'a str>,
+    pub slug: Option<&'a str>,
+    pub description: Option<&'a str>,
+    pub order: Option<i64>,
+    pub meta: Option<&'a Value>,
+}
+
 impl NewBoard {
-    pub fn new(
-        name: Option<&str>,
-        slug: Option<&str>,
-        description: Option<&str>,
-        order: Option<i64>,
-        meta: Option<&Value>,
-    ) -> DomainResult<Self> {
+    pub fn new(fields: BoardFields<'_>) -> DomainResult<Self> {
         // A missing name is reported before any other field; the rest is read as an update is.
-        let name = text::required("name", name, text::NAME_MAX)?;
-        let fields = BoardPatch::new(Some(&name), slug, description, order, meta)?;
+        let name = text::required("name", fields.name, text::NAME_MAX)?;
+        let fields = BoardPatch::new(BoardFields {
+            name: Some(&name),
+            ..fields
+        })?;
         Ok(Self {
             name,
             slug: fields.slug,
@@ -156,13 +163,14 @@ pub struct BoardPatch {
 }
 
 impl BoardPatch {
-    pub fn new(
-        name: Option<&str>,
-        slug: Option<&str>,
-        description: Option<&str>,
-        order: Option<i64>,
-        meta: Option<&Value>,
-    ) -> DomainResult<Self> {
+    pub fn new(fields: BoardFields<'_>) -> DomainResult<Self> {
+        let BoardFields {
+            name,
+            slug,
+            description,
+            order,
+            meta,
+        } = fields;
         Ok(Self {
             name: text::required_if_given("name", name, text::NAME_MAX)?,
             slug: slug.map(parse_board_slug).transpose()?,
@@ -233,6 +241,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn named(name: &str) -> BoardFields<'_> {
+        BoardFields {
+            name: Some(name),
+            ..BoardFields::default()
+        }
+    }
+
     #[test]
     fn meta_patch_reads_known_keys_and_checks_types() {
         let patch =
@@ -246,7 +261,7 @@ mod tests {
 
     #[test]
     fn new_board_derives_slug_and_defaults_meta() {
-        let new = NewBoard::new(Some(" Feature Requests "), None, None, None, None).unwrap();
+        let new = NewBoard::new(named(" Feature Requests ")).unwrap();
         assert_eq!(new.base_slug(), "feature-requests");
         let board = new.into_board(
             TeamId::new(),
@@ -259,8 +274,12 @@ mod tests {
                 && board.meta.allow_public_submissions
                 && !board.meta.require_moderation
         );
-        assert!(NewBoard::new(Some(""), None, None, None, None).is_err());
-        assert!(NewBoard::new(Some("x"), Some("Not A Slug"), None, None, None).is_err());
+        assert!(NewBoard::new(named("")).is_err());
+        assert!(NewBoard::new(BoardFields {
+            slug: Some("Not A Slug"),
+            ..named("x")
+        })
+        .is_err());
     }
 
     #[test]

@@ -115,6 +115,31 @@ pub struct Feedback {
     pub last_modified_by_id: Option<SubscriberId>,
 }
 
+/// A moderation step on an item (`feedbacks.publish`, `.archive`, `.restore`). Each is
+/// idempotent: a step already taken changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moderation {
+    /// Approves an item awaiting moderation: it becomes public.
+    Publish,
+    /// Takes an item out of every list but the team's archive.
+    Archive,
+    /// Takes an item out of the archive.
+    Restore,
+}
+
+impl Moderation {
+    /// Takes the step on `item` at `now`; whether it changed anything.
+    pub fn apply(self, item: &mut Feedback, now: Timestamp) -> bool {
+        let set_once =
+            |field: &mut Option<Timestamp>| field.replace(field.unwrap_or(now)).is_none();
+        match self {
+            Moderation::Publish => set_once(&mut item.published_at),
+            Moderation::Archive => set_once(&mut item.archived_at),
+            Moderation::Restore => item.archived_at.take().is_some(),
+        }
+    }
+}
+
 impl Feedback {
     /// `/<title-slug>-<urlId>`, regenerated from the current title.
     pub fn url(&self) -> String {

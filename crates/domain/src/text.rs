@@ -20,6 +20,14 @@ pub fn required(field: &str, raw: Option<&str>, max: usize) -> DomainResult<Stri
     bounded(field, value, max)
 }
 
+/// `raw` read by `parse` when given; absent stays absent.
+pub fn parse_given<R: ?Sized, T>(
+    raw: Option<&R>,
+    parse: impl FnOnce(&R) -> DomainResult<T>,
+) -> DomainResult<Option<T>> {
+    raw.map(parse).transpose()
+}
+
 /// A field an update may change but not blank: absent stays absent; given, it is `required`.
 pub fn required_if_given(
     field: &str,

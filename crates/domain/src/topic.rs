@@ -239,10 +239,47 @@ pub struct TopicQuery {
     pub page: PageRequest,
 }
 
+/// One view of a topic (`TopicStore::record_topic_visit`). It counts unless the same viewer
+/// was counted for the topic within the last `window_seconds`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicVisit {
+    pub topic: TopicId,
+    /// Who viewed: one key per subscriber or per address.
+    pub viewer: String,
+    pub at: Timestamp,
+    pub window_seconds: i64,
+}
+
+impl TopicVisit {
+    /// The latest time a viewer's last counted view may have been for this one to count.
+    pub fn cutoff(&self) -> Timestamp {
+        self.at.plus_seconds(-self.window_seconds)
+    }
+
+    /// Whether this view counts, given when the viewer's last counted view was (if ever).
+    pub fn counts_after(&self, last_counted: Option<Timestamp>) -> bool {
+        last_counted.is_none_or(|last| last <= self.cutoff())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_visit_counts_once_per_viewer_per_window() {
+        let at = Timestamp::from_unix_seconds(1_000).unwrap();
+        let visit = TopicVisit {
+            topic: TopicId::new(),
+            viewer: "address:127.0.0.1".into(),
+            at,
+            window_seconds: 120,
+        };
+        assert!(visit.counts_after(None));
+        assert!(visit.counts_after(Some(at.plus_seconds(-120))));
+        assert!(!visit.counts_after(Some(at.plus_seconds(-119))));
+    }
 
     #[test]
     fn meta_keeps_only_whitelisted_keys() {

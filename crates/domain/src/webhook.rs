@@ -250,6 +250,56 @@ pub struct Delivery {
     pub created_at: Timestamp,
 }
 
+impl Delivery {
+    /// What fan-out makes of an event (`event_id`, named `event`) for `webhook` at `now`:
+    /// pending, due at once, never attempted, to the target as it is now.
+    pub fn fanned_out(
+        id: DeliveryId,
+        (event_id, event): (EventId, &str),
+        webhook: &WebhookSubscription,
+        now: Timestamp,
+    ) -> Self {
+        Delivery {
+            id,
+            team_id: webhook.team_id,
+            webhook_id: webhook.id,
+            event_id,
+            event: event.to_owned(),
+            target_url: webhook.target_url.clone(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            next_attempt_at: Some(now),
+            first_attempt_at: None,
+            last_attempt_at: None,
+            last_status_code: None,
+            last_error: None,
+            last_duration_ms: None,
+            created_at: now,
+        }
+    }
+}
+
+/// A worker asking for due deliveries (`WebhookStore::lease_deliveries`): up to `limit` of
+/// those due by `now`, held by `owner` for `seconds`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseRequest {
+    pub owner: String,
+    pub now: Timestamp,
+    pub seconds: i64,
+    pub limit: i64,
+}
+
+impl LeaseRequest {
+    /// When the leases taken run out.
+    pub fn until(&self) -> Timestamp {
+        Timestamp::from_offset(
+            self.now
+                .as_offset()
+                .saturating_add(time::Duration::seconds(self.seconds)),
+        )
+    }
+}
+
 /// A delivery a worker holds the lease of, with what it needs to attempt it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeasedDelivery {

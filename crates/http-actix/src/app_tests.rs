@@ -57,17 +57,9 @@ struct World {
 async fn world(limits: RateLimits) -> World {
     let store = Arc::new(MemoryStore::new());
     let clock = Arc::new(TestClock::default());
-    let created = create_team(
-        &*store,
-        &*clock,
-        NewTeam {
-            name: "Acme".into(),
-            subdomain: "acme".into(),
-            owner_email: None,
-        },
-    )
-    .await
-    .unwrap();
+    let created = create_team(&*store, &*clock, NewTeam::new("Acme", "acme"))
+        .await
+        .unwrap();
     let state = ApiState {
         store: store.clone(),
         clock: clock.clone(),

@@ -479,11 +479,8 @@ mod tests {
     #[cfg(unix)]
     fn mode(path: &std::path::Path) -> u32 {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-            .permissions()
-            .mode()
-            & 0o777
+        let meta = std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        meta.permissions().mode() & 0o777
     }
 
     /// The test process's umask is whatever started it (022 from most shells); the black-box

@@ -200,6 +200,23 @@ where
     );
 }
 
+/// The test that a hand-kept column list reads its row struct (`assert_columns_read_the_row`):
+/// `test_columns_read_the_row!(COLUMNS, feedback::table, FeedbackRow)`.
+#[cfg(test)]
+macro_rules! test_columns_read_the_row {
+    ($columns:expr, $table:expr, $row:ty) => {
+        /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
+        #[test]
+        fn columns_name_every_field_of_the_row() {
+            use diesel::{QueryDsl, SelectableHelper};
+            let selected = $table.select(<$row>::as_select());
+            crate::raw_sql::assert_columns_read_the_row($columns, selected);
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use test_columns_read_the_row;
+
 #[cfg(test)]
 mod tests {
     use diesel::{Connection, SqliteConnection};

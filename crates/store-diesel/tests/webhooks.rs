@@ -24,7 +24,7 @@ use sounding_domain::{
     },
 };
 use sounding_store_diesel::DieselStore;
-use sounding_tests::fixtures::{t0, webhook};
+use sounding_tests::fixtures::{lease_request, t0, webhook};
 use support::{on_every_engine, postgres, sqlite, team, Env};
 
 // ---------------------------------------------------------------------------------------------
@@ -229,15 +229,21 @@ async fn an_expired_lease_passes_to_another_owner_and_the_first_loses_it(env: En
     emit(store, a, EventKind::NewFeedback).await;
     store.fan_out(t0(), 100).await.unwrap();
 
-    let first = store.lease_deliveries("a", t0(), 60, 10).await.unwrap();
+    let first = store
+        .lease_deliveries(&lease_request("a", t0(), 60, 10))
+        .await
+        .unwrap();
     assert_eq!(first.len(), 1);
     let id = first[0].delivery.id;
     assert!(store
-        .lease_deliveries("b", secs(59), 60, 10)
+        .lease_deliveries(&lease_request("b", secs(59), 60, 10))
         .await
         .unwrap()
         .is_empty());
-    let second = store.lease_deliveries("b", secs(60), 60, 10).await.unwrap();
+    let second = store
+        .lease_deliveries(&lease_request("b", secs(60), 60, 10))
+        .await
+        .unwrap();
     assert_eq!(
         ids(&second),
         HashSet::from([id]),
@@ -278,7 +284,10 @@ async fn a_delivery_whose_subscription_vanished_is_failed_not_leased(env: Env) {
         1
     );
 
-    let leased = store.lease_deliveries("a", secs(1), 60, 10).await.unwrap();
+    let leased = store
+        .lease_deliveries(&lease_request("a", secs(1), 60, 10))
+        .await
+        .unwrap();
     assert_eq!(leased.len(), 1);
     assert_eq!(leased[0].delivery.webhook_id, kept.id);
     let list = deliveries(store, a).await;
@@ -288,7 +297,7 @@ async fn a_delivery_whose_subscription_vanished_is_failed_not_leased(env: Env) {
     assert_eq!(d.next_attempt_at, None);
     assert!(
         store
-            .lease_deliveries("b", secs(120), 60, 10)
+            .lease_deliveries(&lease_request("b", secs(120), 60, 10))
             .await
             .unwrap()
             .len()
@@ -382,7 +391,7 @@ async fn locked_rows_are_skipped_not_waited_for(env: Env) {
     .unwrap();
     let leased = tokio::time::timeout(
         Duration::from_secs(10),
-        store.lease_deliveries("a", t0(), 60, 10),
+        store.lease_deliveries(&lease_request("a", t0(), 60, 10)),
     )
     .await
     .expect("leasing waited for the locked delivery")
@@ -392,7 +401,10 @@ async fn locked_rows_are_skipped_not_waited_for(env: Env) {
     // Released when ROLLBACK returns (closing the connection would release it later).
     diesel::sql_query("ROLLBACK").execute(&mut other).unwrap();
     assert_eq!(
-        ids(&store.lease_deliveries("b", t0(), 60, 10).await.unwrap()),
+        ids(&store
+            .lease_deliveries(&lease_request("b", t0(), 60, 10))
+            .await
+            .unwrap()),
         HashSet::from([held])
     );
 }
@@ -405,8 +417,14 @@ async fn released_leases_are_due_at_once_and_only_the_owners_are_released(env: E
         emit(store, a, EventKind::NewFeedback).await;
     }
     store.fan_out(t0(), 100).await.unwrap();
-    let mine = store.lease_deliveries("a", t0(), 60, 3).await.unwrap();
-    let theirs = store.lease_deliveries("b", t0(), 60, 1).await.unwrap();
+    let mine = store
+        .lease_deliveries(&lease_request("a", t0(), 60, 3))
+        .await
+        .unwrap();
+    let theirs = store
+        .lease_deliveries(&lease_request("b", t0(), 60, 1))
+        .await
+        .unwrap();
     let (kept, done) = (mine[0].delivery.id, mine[1].delivery.id);
     let retried = mine[2].delivery.id;
     let other = theirs[0].delivery.id;
@@ -420,7 +438,10 @@ async fn released_leases_are_due_at_once_and_only_the_owners_are_released(env: E
         .await
         .unwrap());
     assert_eq!(
-        ids(&store.lease_deliveries("a", secs(5), 60, 10).await.unwrap()),
+        ids(&store
+            .lease_deliveries(&lease_request("a", secs(5), 60, 10))
+            .await
+            .unwrap()),
         HashSet::from([retried])
     );
     let snapshot = "SELECT COUNT(*) AS n FROM webhook_deliveries";
@@ -454,7 +475,10 @@ async fn released_leases_are_due_at_once_and_only_the_owners_are_released(env: E
     );
 
     // Due again at once (each at its own due time), for another worker; "a" lost them.
-    let taken = store.lease_deliveries("c", secs(6), 60, 10).await.unwrap();
+    let taken = store
+        .lease_deliveries(&lease_request("c", secs(6), 60, 10))
+        .await
+        .unwrap();
     assert_eq!(ids(&taken), HashSet::from([kept, retried]));
     assert!(!store
         .record_attempt(kept, "a", &delivered(secs(7)))

@@ -13,7 +13,7 @@ use sounding_domain::{
     ports::{Conflict, StoreError, StoreResult, TopicStore},
     subscriber::Subscriber,
     timestamp::Timestamp,
-    topic::{self, StageRef, Topic, TopicQuery, TopicSort, TopicView},
+    topic::{self, StageRef, Topic, TopicQuery, TopicSort, TopicView, TopicVisit},
     topic_comment::{
         CommentThread, Removal, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
     },
@@ -254,21 +254,14 @@ impl TopicStore for MemoryStore {
     async fn record_topic_visit(
         &self,
         team: TeamId,
-        topic: TopicId,
-        viewer: &str,
-        now: Timestamp,
-        window_seconds: i64,
+        visit: &TopicVisit,
     ) -> StoreResult<Option<i64>> {
         let mut s = self.state();
-        let Some(row) = s.topic_row_mut(team, topic) else {
+        let Some(row) = s.topic_row_mut(team, visit.topic) else {
             return Ok(None);
         };
-        let counts = row
-            .visits
-            .get(viewer)
-            .is_none_or(|last| *last <= now.plus_seconds(-window_seconds));
-        if counts {
-            row.visits.insert(viewer.to_owned(), now);
+        if visit.counts_after(row.visits.get(&visit.viewer).copied()) {
+            row.visits.insert(visit.viewer.clone(), visit.at);
             row.topic.visits += 1;
         }
         Ok(Some(row.topic.visits))

@@ -14,8 +14,8 @@ use sounding_domain::{
     retention::{delivery_is_prunable, event_is_prunable, Pruned},
     timestamp::Timestamp,
     webhook::{
-        AttemptRecord, AttemptResult, Delivery, DeliveryQuery, DeliveryStatus, LeasedDelivery,
-        WebhookSubscription,
+        AttemptRecord, AttemptResult, Delivery, DeliveryQuery, DeliveryStatus, LeaseRequest,
+        LeasedDelivery, WebhookSubscription,
     },
 };
 use time::OffsetDateTime;
@@ -164,23 +164,12 @@ impl WebhookStore for MemoryStore {
                 if !existing.insert((event.id, webhook.id)) {
                     continue;
                 }
-                new.push(Delivery {
-                    id: DeliveryId::new(),
-                    team_id: event.team_id,
-                    webhook_id: webhook.id,
-                    event_id: event.id,
-                    event: event.kind.clone(),
-                    target_url: webhook.target_url.clone(),
-                    status: DeliveryStatus::Pending,
-                    attempts: 0,
-                    next_attempt_at: Some(now),
-                    first_attempt_at: None,
-                    last_attempt_at: None,
-                    last_status_code: None,
-                    last_error: None,
-                    last_duration_ms: None,
-                    created_at: now,
-                });
+                new.push(Delivery::fanned_out(
+                    DeliveryId::new(),
+                    (event.id, &event.kind),
+                    webhook,
+                    now,
+                ));
             }
         }
         for delivery in new {
@@ -198,13 +187,8 @@ impl WebhookStore for MemoryStore {
         Ok(end - start)
     }
 
-    async fn lease_deliveries(
-        &self,
-        owner: &str,
-        now: Timestamp,
-        lease_seconds: i64,
-        limit: i64,
-    ) -> StoreResult<Vec<LeasedDelivery>> {
+    async fn lease_deliveries(&self, request: &LeaseRequest) -> StoreResult<Vec<LeasedDelivery>> {
+        let (owner, now, limit) = (request.owner.as_str(), request.now, request.limit);
         let mut s = self.state();
         let mut due: Vec<(Timestamp, DeliveryId)> = s
             .deliveries
@@ -214,7 +198,7 @@ impl WebhookStore for MemoryStore {
             .collect();
         due.sort();
         due.truncate(usize::try_from(limit.max(0)).unwrap_or(usize::MAX));
-        let until = now.plus_seconds(lease_seconds);
+        let until = request.until();
         let mut leased = Vec::with_capacity(due.len());
         for (_, id) in due {
             let Some(row) = s.deliveries.get(&id) else {

@@ -171,11 +171,7 @@ async fn build_world() -> World {
     let created = create_team(
         &*store,
         &*clock,
-        NewTeam {
-            name: "Acme".into(),
-            subdomain: "acme".into(),
-            owner_email: None,
-        },
+        NewTeam::new("Acme", "acme"),
     )
     .await
     .expect("seed team");

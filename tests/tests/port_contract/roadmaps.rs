@@ -22,7 +22,7 @@ use crate::{
         at, everything, roadmap, stage, stored_roadmap, stored_stage, stored_team, stored_topic,
         subscriber, t0, thread_query, topic, topic_comment, topic_query, topic_vote,
     },
-    fixtures::{conflict, empty_page},
+    fixtures::{conflict, empty_page, topic_visit},
 };
 
 /// Stores a stage named `name` in `roadmap` at `position`; the stage as stored.
@@ -545,7 +545,7 @@ pub async fn stage_delete_is_refused_while_it_holds_topics_unless_forced(store: 
         threads.push((root, reply));
         assert_eq!(
             store
-                .record_topic_visit(team, t.id, "viewer", t0(), 120)
+                .record_topic_visit(team, &topic_visit(t.id, "viewer", t0(), 120))
                 .await
                 .unwrap(),
             Some(1)
@@ -629,7 +629,10 @@ pub async fn stage_delete_is_refused_while_it_holds_topics_unless_forced(store: 
     );
     assert_eq!(
         store
-            .record_topic_visit(team, held.id, "viewer", t0().plus_seconds(1), 120)
+            .record_topic_visit(
+                team,
+                &topic_visit(held.id, "viewer", t0().plus_seconds(1), 120)
+            )
             .await
             .unwrap(),
         Some(1),

@@ -27,7 +27,7 @@ use crate::{
         anonymous, at, event, everything, stage, stored_roadmap, stored_stage, stored_team,
         stored_topic, subscriber, t0, thread_query, topic, topic_comment, topic_query, topic_vote,
     },
-    fixtures::{conflict, empty_page, stored},
+    fixtures::{conflict, empty_page, stored, topic_visit},
 };
 
 fn stage_ref(stage: &Stage) -> StageRef {
@@ -375,7 +375,10 @@ pub async fn topic_updates_keep_counts_and_visits(store: Arc<dyn Store>) {
     assert!(store.insert_topic_comment(&remark, &[]).await.unwrap());
     for viewer in ["ip:10.0.0.1", "ip:10.0.0.2"] {
         store
-            .record_topic_visit(team, item.id, viewer, t0(), VISIT_WINDOW_SECONDS)
+            .record_topic_visit(
+                team,
+                &topic_visit(item.id, viewer, t0(), VISIT_WINDOW_SECONDS),
+            )
             .await
             .unwrap();
     }
@@ -492,7 +495,10 @@ pub async fn topic_delete_removes_comments_votes_follows_and_visits(store: Arc<d
             .unwrap());
         assert_eq!(
             store
-                .record_topic_visit(team, t.id, "viewer", t0(), VISIT_WINDOW_SECONDS)
+                .record_topic_visit(
+                    team,
+                    &topic_visit(t.id, "viewer", t0(), VISIT_WINDOW_SECONDS)
+                )
                 .await
                 .unwrap(),
             Some(1)
@@ -559,7 +565,10 @@ pub async fn topic_delete_removes_comments_votes_follows_and_visits(store: Arc<d
         .unwrap());
     assert_eq!(
         store
-            .record_topic_visit(team, item.id, "viewer", t0().plus_seconds(1), 120)
+            .record_topic_visit(
+                team,
+                &topic_visit(item.id, "viewer", t0().plus_seconds(1), 120)
+            )
             .await
             .unwrap(),
         None
@@ -624,7 +633,10 @@ pub async fn topic_delete_removes_comments_votes_follows_and_visits(store: Arc<d
     );
     assert_eq!(
         store
-            .record_topic_visit(team, item.id, "viewer", t0().plus_seconds(1), 120)
+            .record_topic_visit(
+                team,
+                &topic_visit(item.id, "viewer", t0().plus_seconds(1), 120)
+            )
             .await
             .unwrap(),
         Some(1),
@@ -850,7 +862,10 @@ pub async fn topic_visits_count_once_per_viewer_per_window(store: Arc<dyn Store>
         let store = store.clone();
         async move {
             store
-                .record_topic_visit(team, topic, viewer, t0().plus_seconds(secs), window)
+                .record_topic_visit(
+                    team,
+                    &topic_visit(topic, viewer, t0().plus_seconds(secs), window),
+                )
                 .await
                 .unwrap()
         }
@@ -894,10 +909,7 @@ pub async fn topic_visits_count_once_per_viewer_per_window(store: Arc<dyn Store>
         store
             .record_topic_visit(
                 other,
-                item.id,
-                "ip:10.0.0.3",
-                t0().plus_seconds(600),
-                window
+                &topic_visit(item.id, "ip:10.0.0.3", t0().plus_seconds(600), window)
             )
             .await
             .unwrap(),
@@ -933,7 +945,10 @@ pub async fn concurrent_topic_visits_count_each_viewer_once(store: Arc<dyn Store
             let store = store.clone();
             tokio::spawn(async move {
                 store
-                    .record_topic_visit(team, item_id, "ip:10.0.0.1", t0(), VISIT_WINDOW_SECONDS)
+                    .record_topic_visit(
+                        team,
+                        &topic_visit(item_id, "ip:10.0.0.1", t0(), VISIT_WINDOW_SECONDS),
+                    )
                     .await
                     .unwrap()
             })
@@ -952,10 +967,12 @@ pub async fn concurrent_topic_visits_count_each_viewer_once(store: Arc<dyn Store
                 store
                     .record_topic_visit(
                         team,
-                        busy_id,
-                        &format!("ip:10.0.1.{i}"),
-                        t0(),
-                        VISIT_WINDOW_SECONDS,
+                        &topic_visit(
+                            busy_id,
+                            &format!("ip:10.0.1.{i}"),
+                            t0(),
+                            VISIT_WINDOW_SECONDS,
+                        ),
                     )
                     .await
                     .unwrap()
@@ -1766,7 +1783,10 @@ pub async fn topic_events_are_appended_with_the_writes(store: Arc<dyn Store>) {
         .unwrap());
     // Writes without events append none.
     store
-        .record_topic_visit(team, item.id, "viewer", at_n(9), VISIT_WINDOW_SECONDS)
+        .record_topic_visit(
+            team,
+            &topic_visit(item.id, "viewer", at_n(9), VISIT_WINDOW_SECONDS),
+        )
         .await
         .unwrap();
     store

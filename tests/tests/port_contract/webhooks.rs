@@ -28,7 +28,7 @@ use uuid::Uuid;
 
 use crate::{
     fixtures::empty_page,
-    fixtures::{at, event, everything, stored_team, t0, webhook},
+    fixtures::{at, event, everything, lease_request, stored_team, t0, webhook},
 };
 
 /// Why the deliveries of a removed subscription failed.
@@ -107,23 +107,7 @@ fn fanned(
     now: Timestamp,
     id: DeliveryId,
 ) -> Delivery {
-    Delivery {
-        id,
-        team_id: event.team_id,
-        webhook_id: webhook.id,
-        event_id: event.id,
-        event: event.kind.as_str().to_owned(),
-        target_url: webhook.target_url.clone(),
-        status: DeliveryStatus::Pending,
-        attempts: 0,
-        next_attempt_at: Some(now),
-        first_attempt_at: None,
-        last_attempt_at: None,
-        last_status_code: None,
-        last_error: None,
-        last_duration_ms: None,
-        created_at: now,
-    }
+    Delivery::fanned_out(id, (event.id, event.kind.as_str()), webhook, now)
 }
 
 fn answered(status: u16, millis: u64) -> AttemptOutcome {
@@ -150,7 +134,7 @@ fn delivered_at(at: Timestamp) -> AttemptRecord {
 /// Leases every due delivery for `owner` at `now`.
 async fn lease(store: &dyn Store, owner: &str, now: Timestamp) -> Vec<LeasedDelivery> {
     store
-        .lease_deliveries(owner, now, LEASE, 100)
+        .lease_deliveries(&lease_request(owner, now, LEASE, 100))
         .await
         .unwrap()
 }
@@ -401,7 +385,10 @@ pub async fn leases_carry_body_and_secret_and_exclude_others_until_they_expire(
     // Not due yet.
     assert!(lease(&*store, "w1", due.plus_seconds(-1)).await.is_empty());
 
-    let leased = store.lease_deliveries("w1", due, 60, 10).await.unwrap();
+    let leased = store
+        .lease_deliveries(&lease_request("w1", due, 60, 10))
+        .await
+        .unwrap();
     assert_eq!(leased.len(), 1);
     assert_eq!(
         leased[0].delivery, listed,
@@ -417,7 +404,7 @@ pub async fn leases_carry_body_and_secret_and_exclude_others_until_they_expire(
     assert!(lease(&*store, "w1", due.plus_seconds(59)).await.is_empty());
     // At its end it is free again, for anyone.
     let taken = store
-        .lease_deliveries("w2", due.plus_seconds(60), 60, 10)
+        .lease_deliveries(&lease_request("w2", due.plus_seconds(60), 60, 10))
         .await
         .unwrap();
     assert_eq!(ids(&taken), BTreeSet::from([listed.id]));
@@ -471,21 +458,27 @@ pub async fn leases_take_the_earliest_due_first_up_to_the_limit(store: Arc<dyn S
 
     // At due+1s only the first four are due; the limit takes three, by (due time, id).
     let now = due.plus_seconds(1);
-    let first = store.lease_deliveries("w", now, LEASE, 3).await.unwrap();
+    let first = store
+        .lease_deliveries(&lease_request("w", now, LEASE, 3))
+        .await
+        .unwrap();
     let got: Vec<(Timestamp, DeliveryId)> = first
         .iter()
         .map(|l| (l.delivery.next_attempt_at.unwrap(), l.delivery.id))
         .collect();
     assert_eq!(got, expected[..3].to_vec());
-    let second = store.lease_deliveries("w", now, LEASE, 3).await.unwrap();
+    let second = store
+        .lease_deliveries(&lease_request("w", now, LEASE, 3))
+        .await
+        .unwrap();
     assert_eq!(ids(&second), BTreeSet::from([expected[3].1]));
     assert!(store
-        .lease_deliveries("w", now, LEASE, 3)
+        .lease_deliveries(&lease_request("w", now, LEASE, 3))
         .await
         .unwrap()
         .is_empty());
     let third = store
-        .lease_deliveries("w", due.plus_seconds(2), LEASE, 3)
+        .lease_deliveries(&lease_request("w", due.plus_seconds(2), LEASE, 3))
         .await
         .unwrap();
     assert_eq!(ids(&third), BTreeSet::from([expected[4].1, expected[5].1]));
@@ -760,7 +753,10 @@ pub async fn deleting_a_subscription_fails_its_pending_deliveries(store: Arc<dyn
     // One delivered, one waiting for a retry (leased no more), one leased, the other's all
     // pending.
     let t1 = due.plus_seconds(1);
-    store.lease_deliveries("w", due, LEASE, 100).await.unwrap();
+    store
+        .lease_deliveries(&lease_request("w", due, LEASE, 100))
+        .await
+        .unwrap();
     assert!(store
         .record_attempt(to_doomed[0].id, "w", &delivered_at(t1))
         .await
@@ -954,8 +950,14 @@ pub async fn releasing_leases_makes_deliveries_due_for_anyone(store: Arc<dyn Sto
     assert_eq!(store.fan_out(due, 10).await.unwrap(), 5);
 
     // w1 leases three, w2 one, one stays free; w1 finishes one of its three.
-    let mine = store.lease_deliveries("w1", due, LEASE, 3).await.unwrap();
-    let theirs = store.lease_deliveries("w2", due, LEASE, 1).await.unwrap();
+    let mine = store
+        .lease_deliveries(&lease_request("w1", due, LEASE, 3))
+        .await
+        .unwrap();
+    let theirs = store
+        .lease_deliveries(&lease_request("w2", due, LEASE, 1))
+        .await
+        .unwrap();
     assert_eq!((mine.len(), theirs.len()), (3, 1));
     let (kept, also_kept, done) = (
         mine[0].delivery.id,
@@ -1054,7 +1056,10 @@ pub async fn concurrent_leasing_delivers_each_delivery_exactly_once(store: Arc<d
             tokio::spawn(async move {
                 let mut mine = Vec::new();
                 loop {
-                    let leased = store.lease_deliveries(owner, due, LEASE, 7).await.unwrap();
+                    let leased = store
+                        .lease_deliveries(&lease_request(owner, due, LEASE, 7))
+                        .await
+                        .unwrap();
                     if leased.is_empty() {
                         break;
                     }

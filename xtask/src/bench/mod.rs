@@ -75,96 +75,96 @@ struct Def {
     webhooks: bool,
 }
 
+impl Def {
+    /// A scenario of the server that only reads; the others change what differs.
+    const fn reads(
+        id: &'static str,
+        title: &'static str,
+        script: &'static str,
+        bar: Option<f64>,
+    ) -> Def {
+        Def {
+            id,
+            title,
+            script,
+            bar,
+            read: true,
+            target: Target::Server,
+            votes: false,
+            webhooks: false,
+        }
+    }
+}
+
 static SCENARIOS: [Def; 9] = [
     Def {
-        id: "B0",
-        title: "bare actix-web handler, `GET /healthz`",
-        script: "b0.lua",
-        bar: None,
-        read: true,
         target: Target::Baseline,
-        votes: false,
-        webhooks: false,
+        ..Def::reads(
+            "B0",
+            "bare actix-web handler, `GET /healthz`",
+            "b0.lua",
+            None,
+        )
     },
+    Def::reads(
+        "S1",
+        "`GET /healthz`, full middleware stack",
+        "s1_healthz.lua",
+        Some(0.8),
+    ),
+    Def::reads(
+        "S2",
+        "`public/feedbacks.info`, team key",
+        "s2_feedback_info.lua",
+        Some(0.25),
+    ),
+    Def::reads(
+        "S3",
+        "`public/feedbacks.list` top 20 of a board",
+        "s3_feedback_list.lua",
+        Some(0.08),
+    ),
     Def {
-        id: "S1",
-        title: "`GET /healthz`, full middleware stack",
-        script: "s1_healthz.lua",
-        bar: Some(0.8),
-        read: true,
-        target: Target::Server,
-        votes: false,
-        webhooks: false,
-    },
-    Def {
-        id: "S2",
-        title: "`public/feedbacks.info`, team key",
-        script: "s2_feedback_info.lua",
-        bar: Some(0.25),
-        read: true,
-        target: Target::Server,
-        votes: false,
-        webhooks: false,
-    },
-    Def {
-        id: "S3",
-        title: "`public/feedbacks.list` top 20 of a board",
-        script: "s3_feedback_list.lua",
-        bar: Some(0.08),
-        read: true,
-        target: Target::Server,
-        votes: false,
-        webhooks: false,
-    },
-    Def {
-        id: "S4",
-        title: "`public/feedback-votes.create`, a new voter each time",
-        script: "s4_vote.lua",
-        bar: Some(0.05),
         read: false,
-        target: Target::Server,
         votes: true,
-        webhooks: false,
+        ..Def::reads(
+            "S4",
+            "`public/feedback-votes.create`, a new voter each time",
+            "s4_vote.lua",
+            Some(0.05),
+        )
     },
+    Def::reads(
+        "S5",
+        "`public/subscriber.identify`, existing subscribers",
+        "s5_identify.lua",
+        Some(0.05),
+    ),
+    Def::reads(
+        "S6",
+        "`public/topic-comments.list` of the busy topic",
+        "s6_topic_comments.lua",
+        Some(0.08),
+    ),
     Def {
-        id: "S5",
-        title: "`public/subscriber.identify`, existing subscribers",
-        script: "s5_identify.lua",
-        bar: Some(0.05),
-        read: true,
-        target: Target::Server,
-        votes: false,
-        webhooks: false,
-    },
-    Def {
-        id: "S6",
-        title: "`public/topic-comments.list` of the busy topic",
-        script: "s6_topic_comments.lua",
-        bar: Some(0.08),
-        read: true,
-        target: Target::Server,
-        votes: false,
-        webhooks: false,
-    },
-    Def {
-        id: "S7",
-        title: "mixed flow, 2 webhook subscriptions",
-        script: "s7_mixed.lua",
-        bar: None,
         read: false,
-        target: Target::Server,
         votes: true,
         webhooks: true,
+        ..Def::reads(
+            "S7",
+            "mixed flow, 2 webhook subscriptions",
+            "s7_mixed.lua",
+            None,
+        )
     },
     Def {
-        id: "S8",
-        title: "`public/feedbacks.create`, subscriber token",
-        script: "s8_feedback_create.lua",
-        bar: None,
         read: false,
-        target: Target::Server,
-        votes: false,
-        webhooks: false,
+        ..Def::reads(
+            "S8",
+            "`public/feedbacks.create`, subscriber token",
+            "s8_feedback_create.lua",
+            None,
+        )
     },
 ];
 

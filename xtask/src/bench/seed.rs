@@ -12,6 +12,7 @@
 use std::{collections::HashSet, fs, net::SocketAddr, path::Path, process::Command, time::Instant};
 
 use anyhow::{bail, Context as _, Result};
+use rand::{rngs::StdRng, Rng as _, SeedableRng};
 use serde_json::{json, Value};
 
 use super::http::{parallel, Client};
@@ -83,24 +84,20 @@ pub fn create_teams(bin: &Path, database_url: &str) -> Result<Vec<TeamKey>> {
         .collect()
 }
 
-/// SplitMix64: a fixed seed gives the same data set every run, without a dependency.
-struct Rng(u64);
+/// A fixed seed gives the same data set every run.
+struct Rng(StdRng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn seeded(seed: u64) -> Self {
+        Rng(StdRng::seed_from_u64(seed))
     }
 
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.gen()
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.gen_range(0..n)
     }
 
     /// An index in 0..n where low indices are much likelier (u³): a few items draw most of
@@ -110,7 +107,7 @@ impl Rng {
     }
 
     fn weighted(&mut self, shares: &[u64]) -> usize {
-        let mut roll = self.next() % shares.iter().sum::<u64>();
+        let mut roll = self.0.gen_range(0..shares.iter().sum::<u64>());
         for (i, share) in shares.iter().enumerate() {
             if roll < *share {
                 return i;
@@ -190,7 +187,7 @@ pub fn seed(
             NEIGHBOUR_FEEDBACK,
         ]
         .map(|n| n * scale);
-    let mut rng = Rng(0x5EED);
+    let mut rng = Rng::seeded(0x5EED);
     let mut client = Client::new(addr);
     let main = &teams[0];
     let key = main.key.as_str();

@@ -8,7 +8,7 @@ use futures_util::future::join_all;
 use sounding_domain::{
     ports::{Clock, WebhookSender, WebhookStore},
     webhook::{
-        retry_delay, AttemptRecord, AttemptResult, LeasedDelivery, WebhookRequest,
+        retry_delay, AttemptRecord, AttemptResult, LeaseRequest, LeasedDelivery, WebhookRequest,
         RETRY_HORIZON_SECONDS,
     },
     Timestamp,
@@ -70,7 +70,12 @@ pub async fn dispatch_once(
     let now = clock.now();
     let fanned_out = webhooks.fan_out(now, options.fan_out_batch).await?;
     let leased = webhooks
-        .lease_deliveries(&options.owner, now, options.lease_seconds, options.batch)
+        .lease_deliveries(&LeaseRequest {
+            owner: options.owner.clone(),
+            now,
+            seconds: options.lease_seconds,
+            limit: options.batch,
+        })
         .await?;
     let (leased, surplus) = per_target(leased, |url| sender.attempts_at_once(url));
     if !surplus.is_empty() {
@@ -322,11 +327,17 @@ mod tests {
         let leased = vec![held.clone()];
         store
             .expect_lease_deliveries()
-            .withf(|owner, now, lease, limit| {
-                owner == "worker-1" && *now == t(0) && *lease == 60 && *limit == 50
+            .withf(|request| {
+                *request
+                    == LeaseRequest {
+                        owner: "worker-1".into(),
+                        now: t(0),
+                        seconds: 60,
+                        limit: 50,
+                    }
             })
             .times(1)
-            .returning(move |_, _, _, _| Ok(leased.clone()));
+            .returning(move |_| Ok(leased.clone()));
         store
             .expect_record_attempt()
             .withf(move |delivery, owner, record| {

@@ -1,6 +1,7 @@
 //! `automation.subscribe|unsubscribe|list|deliveries|redeliver` (team API key; admin role to
 //! change, any role to read).
 
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{AdminArea, KeyHolder, Need},
     event::EventKind,
@@ -154,11 +155,7 @@ pub async fn list_deliveries(
             .as_deref()
             .map(|raw| WebhookId::parse("id", raw))
             .transpose()?,
-        status: input
-            .status
-            .as_deref()
-            .map(DeliveryStatus::parse)
-            .transpose()?,
+        status: parse_given(input.status.as_deref(), DeliveryStatus::parse)?,
         page: PageRequest::new(input.limit, input.offset, DEFAULT_DELIVERIES_LIMIT)?,
     };
     Ok(webhooks.deliveries(caller.team_id, &query).await?)

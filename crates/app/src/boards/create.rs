@@ -20,13 +20,7 @@ pub async fn create_board(
     input: BoardInput,
 ) -> AppResult<BoardView> {
     caller.require(Need::Admin(AdminArea::Boards))?;
-    let new = NewBoard::new(
-        input.name.as_deref(),
-        input.slug.as_deref(),
-        input.description.as_deref(),
-        input.order,
-        input.meta.as_ref(),
-    )?;
+    let new = NewBoard::new(input.fields())?;
     let team = caller.team_id;
     let order = match new.order {
         Some(order) => order,

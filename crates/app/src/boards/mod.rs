@@ -15,6 +15,7 @@ pub use public_list::list_public_boards;
 pub use update::update_board;
 
 use serde_json::Value;
+use sounding_domain::board::BoardFields;
 
 /// The fields of `feedback-boards.create` and `.update` as a client sent them.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +25,18 @@ pub struct BoardInput {
     pub description: Option<String>,
     pub order: Option<i64>,
     pub meta: Option<Value>,
+}
+
+impl BoardInput {
+    fn fields(&self) -> BoardFields<'_> {
+        BoardFields {
+            name: self.name.as_deref(),
+            slug: self.slug.as_deref(),
+            description: self.description.as_deref(),
+            order: self.order,
+            meta: self.meta.as_ref(),
+        }
+    }
 }
 
 fn slug_taken(slug: &str) -> crate::AppError {

@@ -19,13 +19,7 @@ pub async fn update_board(
 ) -> AppResult<BoardView> {
     caller.require(Need::Admin(AdminArea::Boards))?;
     let id = BoardId::parse_required("id", id)?;
-    let patch = BoardPatch::new(
-        input.name.as_deref(),
-        input.slug.as_deref(),
-        input.description.as_deref(),
-        input.order,
-        input.meta.as_ref(),
-    )?;
+    let patch = BoardPatch::new(input.fields())?;
     let now = clock.now();
     let slug = patch.slug.clone();
     let edited = boards

@@ -3,6 +3,7 @@
 //! the team or the board asks for it).
 
 use serde_json::Value;
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     board::BoardView,
@@ -63,18 +64,10 @@ pub async fn create_feedback(
         input.kind.as_deref(),
         input.meta.as_ref(),
     )?;
-    let status = input
-        .status
-        .as_deref()
-        .map(FeedbackStatus::parse)
-        .transpose()?
+    let status = parse_given(input.status.as_deref(), FeedbackStatus::parse)?
         .unwrap_or(FeedbackStatus::InReview);
-    let priority = input
-        .priority
-        .as_deref()
-        .map(Priority::parse)
-        .transpose()?
-        .unwrap_or(Priority::Medium);
+    let priority =
+        parse_given(input.priority.as_deref(), Priority::parse)?.unwrap_or(Priority::Medium);
     let creator_id = input
         .creator_id
         .as_deref()
@@ -96,12 +89,7 @@ pub async fn create_feedback(
         )?),
         None => None,
     };
-    let tag_ids = input
-        .tag_ids
-        .as_deref()
-        .map(tag::parse_tag_ids)
-        .transpose()?
-        .unwrap_or_default();
+    let tag_ids = parse_given(input.tag_ids.as_deref(), tag::parse_tag_ids)?.unwrap_or_default();
     let as_team = Caller::Team(caller.clone());
     let board = match input.board_id.as_deref() {
         Some(raw) => Some(team_board(store, &as_team, raw).await?),

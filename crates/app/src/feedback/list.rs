@@ -2,6 +2,7 @@
 //! the public one (published, unarchived, on public boards or none). Sorted `newest`, `top` or
 //! `trending`; filtered by status, board and a search over title and text.
 
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     feedback::{
@@ -45,12 +46,7 @@ fn query(
 ) -> AppResult<FeedbackQuery> {
     Ok(FeedbackQuery {
         scope,
-        sort: input
-            .sort_by
-            .as_deref()
-            .map(FeedbackSort::parse)
-            .transpose()?
-            .unwrap_or_default(),
+        sort: parse_given(input.sort_by.as_deref(), FeedbackSort::parse)?.unwrap_or_default(),
         statuses: input
             .statuses
             .iter()

@@ -4,20 +4,21 @@
 use sounding_domain::{
     access::{KeyHolder, Need},
     event::EventKind,
-    feedback::{Feedback, FeedbackView},
+    feedback::{FeedbackView, Moderation},
     ports::{Clock, FeedbackStore},
-    Entity, FeedbackId, Timestamp,
+    Entity, FeedbackId,
 };
 
 use super::feedback_event;
 use crate::error::AppResult;
 
+/// Takes the moderation `step` on the item; the item after it, changed or not.
 async fn moderate(
     store: &(impl FeedbackStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
     id: Option<&str>,
-    change: fn(&mut Feedback, Timestamp) -> bool,
+    step: Moderation,
 ) -> AppResult<FeedbackView> {
     caller.require(Need::Write)?;
     let id = FeedbackId::parse_required("id", id)?;
@@ -29,7 +30,7 @@ async fn moderate(
             caller.team_id,
             id,
             Box::new(move |view| {
-                if !change(&mut view.feedback, now) {
+                if !step.apply(&mut view.feedback, now) {
                     return Ok(Vec::new());
                 }
                 view.feedback.updated_at = now;
@@ -52,10 +53,7 @@ pub async fn publish_feedback(
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, |f, now| {
-        set_once(&mut f.published_at, now)
-    })
-    .await
+    moderate(store, clock, caller, id, Moderation::Publish).await
 }
 
 pub async fn archive_feedback(
@@ -64,10 +62,7 @@ pub async fn archive_feedback(
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, |f, now| {
-        set_once(&mut f.archived_at, now)
-    })
-    .await
+    moderate(store, clock, caller, id, Moderation::Archive).await
 }
 
 pub async fn restore_feedback(
@@ -76,17 +71,5 @@ pub async fn restore_feedback(
     caller: &KeyHolder,
     id: Option<&str>,
 ) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, |f, _| {
-        f.archived_at.take().is_some()
-    })
-    .await
-}
-
-/// Sets an unset moment; whether it changed.
-fn set_once(field: &mut Option<Timestamp>, now: Timestamp) -> bool {
-    if field.is_some() {
-        return false;
-    }
-    *field = Some(now);
-    true
+    moderate(store, clock, caller, id, Moderation::Restore).await
 }

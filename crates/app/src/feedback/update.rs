@@ -3,6 +3,7 @@
 //! merges; the url follows the title.
 
 use serde_json::Value;
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     error::DomainResult,
@@ -58,21 +59,9 @@ pub async fn update_feedback(
     caller.require(Need::Write)?;
     let id = FeedbackId::parse_required("id", changes.id.as_deref())?;
     let mut patch = content_patch(&changes)?;
-    patch.status = changes
-        .status
-        .as_deref()
-        .map(FeedbackStatus::parse)
-        .transpose()?;
-    patch.priority = changes
-        .priority
-        .as_deref()
-        .map(Priority::parse)
-        .transpose()?;
-    let tag_ids = changes
-        .tag_ids
-        .as_deref()
-        .map(tag::parse_tag_ids)
-        .transpose()?;
+    patch.status = parse_given(changes.status.as_deref(), FeedbackStatus::parse)?;
+    patch.priority = parse_given(changes.priority.as_deref(), Priority::parse)?;
+    let tag_ids = parse_given(changes.tag_ids.as_deref(), tag::parse_tag_ids)?;
     let as_team = Caller::Team(caller.clone());
     let board = match changes.board_id.as_deref() {
         Some(raw) => Some(board_ref(&team_board(store, &as_team, raw).await?)),

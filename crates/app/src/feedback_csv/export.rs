@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need},
     feedback::{FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView},
@@ -50,11 +51,7 @@ pub async fn export_feedback(
     input: ExportInput,
 ) -> AppResult<String> {
     caller.require(Need::Write)?;
-    let status = input
-        .status
-        .as_deref()
-        .map(FeedbackStatus::parse)
-        .transpose()?;
+    let status = parse_given(input.status.as_deref(), FeedbackStatus::parse)?;
     let board = match input.board_id.as_deref() {
         Some(raw) => Some(team_board(store, &Caller::Team(caller.clone()), raw).await?),
         None => None,

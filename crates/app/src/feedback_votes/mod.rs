@@ -14,7 +14,7 @@ use crate::{
     error::{AppError, AppResult},
     feedback::{ensure_feedback_readable, ensure_reach, feedback_not_found},
     subscribers::OnBehalfInput,
-    votes::{self, VoteTarget},
+    votes::{self, Ballot, VoteTarget},
     wire::{self, VoteJson},
 };
 
@@ -28,7 +28,15 @@ pub async fn cast_vote(
 ) -> AppResult<(FeedbackVote, i64)> {
     let id = FeedbackId::parse_required("feedbackId", feedback_id)?;
     let caller = Caller::Subscriber(session.clone());
-    id.cast(store, clock, &caller, session.subscriber.id).await
+    id.cast(
+        store,
+        Ballot {
+            caller: &caller,
+            voter: session.subscriber.id,
+            at: clock.now(),
+        },
+    )
+    .await
 }
 
 /// `feedbacks.vote`: the team casts the vote of one of its subscribers (by id, or by e-mail,
@@ -87,14 +95,12 @@ impl<S: FeedbackStore + ?Sized> VoteTarget<S> for FeedbackId {
     }
 
     /// Counted and announced in the vote's transaction.
-    async fn cast(
-        self,
-        store: &S,
-        clock: &dyn Clock,
-        caller: &Caller,
-        voter: SubscriberId,
-    ) -> AppResult<(FeedbackVote, i64)> {
-        let now = clock.now();
+    async fn cast(self, store: &S, ballot: Ballot<'_>) -> AppResult<(FeedbackVote, i64)> {
+        let Ballot {
+            caller,
+            voter,
+            at: now,
+        } = ballot;
         let vote = FeedbackVote {
             id: FeedbackVoteId::new(),
             feedback_id: self,

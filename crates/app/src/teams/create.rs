@@ -20,6 +20,17 @@ pub struct NewTeam {
     pub owner_email: Option<String>,
 }
 
+impl NewTeam {
+    /// A team whose owner gets the default e-mail.
+    pub fn new(name: impl Into<String>, subdomain: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            subdomain: subdomain.into(),
+            owner_email: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct CreatedTeam {
     pub team: Team,

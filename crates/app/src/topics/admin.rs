@@ -2,6 +2,7 @@
 //! (content, moving between stages, publishing) and `topics.delete`.
 
 use serde_json::Value;
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{KeyHolder, Need},
     event::EventKind,
@@ -62,17 +63,8 @@ pub async fn list_topics(
             .map(|raw| StageId::parse("stageId", raw))
             .transpose()?,
         published_only: false,
-        sort: input
-            .sort
-            .as_deref()
-            .map(TopicSort::parse)
-            .transpose()?
-            .unwrap_or_default(),
-        direction: input
-            .direction
-            .as_deref()
-            .map(Direction::parse)
-            .transpose()?
+        sort: parse_given(input.sort.as_deref(), TopicSort::parse)?.unwrap_or_default(),
+        direction: parse_given(input.direction.as_deref(), Direction::parse)?
             .unwrap_or(Direction::Desc),
         page: PageRequest::new(input.limit, input.offset, DEFAULT_LIMIT)?,
     };

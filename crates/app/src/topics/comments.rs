@@ -2,6 +2,7 @@
 //! `public/topic-comments.list` (either credential; one topic, or every topic of the team),
 //! and the team's moderation: `topic-comments.list|update|delete`.
 
+use sounding_domain::text::parse_given;
 use sounding_domain::{
     access::{Caller, KeyHolder, Need, SubscriberSession},
     event::{EventKind, NewEvent},
@@ -62,12 +63,7 @@ pub async fn create_topic_comment(
 ) -> AppResult<TopicCommentView> {
     let id = TopicId::parse_required("id", input.id.as_deref())?;
     let text = comment_text(input.text.as_deref())?;
-    let source = input
-        .source
-        .as_deref()
-        .map(CommentSource::parse)
-        .transpose()?
-        .unwrap_or_default();
+    let source = parse_given(input.source.as_deref(), CommentSource::parse)?.unwrap_or_default();
     let parent_id = input
         .parent_id
         .as_deref()

@@ -7,7 +7,7 @@ use sounding_domain::{
     ports::{Clock, TeamStore, TopicStore},
     slug,
     team::Team,
-    topic::{TopicView, VISIT_WINDOW_SECONDS},
+    topic::{TopicView, TopicVisit, VISIT_WINDOW_SECONDS},
     Entity, TopicId,
 };
 
@@ -47,15 +47,13 @@ pub async fn topic_info(
         Caller::Subscriber(session) => format!("subscriber:{}", session.subscriber.id),
         Caller::Team(_) => format!("address:{viewer}"),
     };
-    let visits = store
-        .record_topic_visit(
-            team.id,
-            view.topic.id,
-            &viewer,
-            clock.now(),
-            VISIT_WINDOW_SECONDS,
-        )
-        .await?;
+    let visit = TopicVisit {
+        topic: view.topic.id,
+        viewer,
+        at: clock.now(),
+        window_seconds: VISIT_WINDOW_SECONDS,
+    };
+    let visits = store.record_topic_visit(team.id, &visit).await?;
     match visits {
         Some(visits) => {
             view.topic.visits = visits;

@@ -14,7 +14,7 @@ use super::{topic_not_found, visible_topic};
 use crate::{
     error::AppResult,
     subscribers::OnBehalfInput,
-    votes::{self, VoteTarget},
+    votes::{self, Ballot, VoteTarget},
     wire::{self, TopicVoteJson},
     Literal,
 };
@@ -32,7 +32,15 @@ pub async fn cast_topic_vote(
     };
     let id = TopicId::parse_required("id", id)?;
     id.ensure_votable(store, caller).await?;
-    id.cast(store, clock, caller, session.subscriber.id).await
+    id.cast(
+        store,
+        Ballot {
+            caller,
+            voter: session.subscriber.id,
+            at: clock.now(),
+        },
+    )
+    .await
 }
 
 /// `topics.vote`: the team casts the vote of one of its subscribers (by id, or by e-mail,
@@ -91,14 +99,12 @@ impl<S: TopicStore + ?Sized> VoteTarget<S> for TopicId {
         }
     }
 
-    async fn cast(
-        self,
-        store: &S,
-        clock: &dyn Clock,
-        caller: &Caller,
-        voter: SubscriberId,
-    ) -> AppResult<(TopicVote, i64)> {
-        let now = clock.now();
+    async fn cast(self, store: &S, ballot: Ballot<'_>) -> AppResult<(TopicVote, i64)> {
+        let Ballot {
+            caller,
+            voter,
+            at: now,
+        } = ballot;
         let vote = TopicVote {
             id: TopicVoteId::new(),
             topic_id: self,

@@ -8,7 +8,7 @@ use crate::{
     ports::StoreResult,
     subscriber::Subscriber,
     timestamp::Timestamp,
-    topic::{Topic, TopicQuery, TopicView},
+    topic::{Topic, TopicQuery, TopicView, TopicVisit},
     topic_comment::{CommentThread, ThreadQuery, TopicComment, TopicCommentView},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
@@ -49,15 +49,12 @@ pub trait TopicStore: Send + Sync {
     ) -> StoreResult<bool>;
     /// One page of topics and the total, in a constant number of statements.
     async fn list_topics(&self, team: TeamId, query: &TopicQuery) -> StoreResult<Paged<TopicView>>;
-    /// Counts a view by `viewer` unless that viewer was counted for the topic within the last
-    /// `window_seconds`; the visits after. `None` when the topic is gone. Atomic per viewer.
+    /// Counts the visit unless it does not count (`TopicVisit::counts_after` the viewer's last
+    /// counted one); the visits after. `None` when the topic is gone. Atomic per viewer.
     async fn record_topic_visit(
         &self,
         team: TeamId,
-        topic: TopicId,
-        viewer: &str,
-        now: Timestamp,
-        window_seconds: i64,
+        visit: &TopicVisit,
     ) -> StoreResult<Option<i64>>;
 
     /// Records the vote unless the subscriber already voted (`AlreadyVoted`, nothing written).

@@ -30,14 +30,12 @@ pub trait WebhookStore: Send + Sync {
     /// delivery per subscription of the event's team and name, due at `now`, and marks the
     /// events fanned out — one transaction. The number of events taken.
     async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize>;
-    /// Leases up to `limit` pending deliveries due by `now` whose lease is free or expired, to
-    /// `owner` until `now + lease_seconds`. Two workers never get the same delivery.
+    /// Leases up to `request.limit` pending deliveries due by `request.now` whose lease is
+    /// free or expired, to `request.owner` until `request.until()`. Two workers never get the
+    /// same delivery.
     async fn lease_deliveries(
         &self,
-        owner: &str,
-        now: Timestamp,
-        lease_seconds: i64,
-        limit: i64,
+        request: &crate::webhook::LeaseRequest,
     ) -> StoreResult<Vec<crate::webhook::LeasedDelivery>>;
     /// Records an attempt of a delivery `owner` still leases, and releases the lease;
     /// `Failed { unsubscribe: true }` also removes the subscription. `false` when the lease was

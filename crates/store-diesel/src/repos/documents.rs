@@ -446,16 +446,7 @@ impl DocumentStore for DieselStore {
 
 #[cfg(test)]
 mod tests {
-    use diesel::{QueryDsl, SelectableHelper};
-
     use super::*;
 
-    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
-    #[test]
-    fn columns_name_every_field_of_the_row() {
-        crate::raw_sql::assert_columns_read_the_row(
-            COLUMNS,
-            documents::table.select(DocumentRow::as_select()),
-        );
-    }
+    crate::raw_sql::test_columns_read_the_row!(COLUMNS, documents::table, DocumentRow);
 }

@@ -96,11 +96,8 @@ async fn handle(
     let body = body.collect().await?.to_bytes();
     state.requests.lock().unwrap().push(Recorded {
         method: parts.method.to_string(),
-        path: parts
-            .uri
-            .path_and_query()
-            .map(|pq| pq.to_string())
-            .unwrap_or_default(),
+        // A server reads the origin form: the path and query alone.
+        path: parts.uri.to_string(),
         headers: parts.headers,
         body,
     });

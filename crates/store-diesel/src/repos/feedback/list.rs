@@ -372,13 +372,5 @@ mod tests {
         }
     }
 
-    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
-    #[test]
-    fn columns_name_every_field_of_the_row() {
-        use diesel::{QueryDsl, SelectableHelper};
-        crate::raw_sql::assert_columns_read_the_row(
-            COLUMNS,
-            feedback::table.select(FeedbackRow::as_select()),
-        );
-    }
+    crate::raw_sql::test_columns_read_the_row!(COLUMNS, feedback::table, FeedbackRow);
 }

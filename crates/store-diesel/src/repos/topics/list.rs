@@ -81,16 +81,7 @@ fn selection(sql: &mut RawSql, team: &str, query: &TopicQuery) {
 
 #[cfg(test)]
 mod tests {
-    use diesel::{QueryDsl, SelectableHelper};
-
     use super::*;
 
-    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
-    #[test]
-    fn columns_name_every_field_of_the_row() {
-        crate::raw_sql::assert_columns_read_the_row(
-            COLUMNS,
-            crate::schema::topics::table.select(TopicRow::as_select()),
-        );
-    }
+    crate::raw_sql::test_columns_read_the_row!(COLUMNS, crate::schema::topics::table, TopicRow);
 }

@@ -20,7 +20,7 @@ use sounding_domain::{
     ports::{StoreResult, TopicStore},
     subscriber::Subscriber,
     timestamp::Timestamp,
-    topic::{Topic, TopicQuery, TopicView},
+    topic::{Topic, TopicQuery, TopicView, TopicVisit},
     topic_comment::{CommentThread, Removal, ThreadQuery, TopicComment, TopicCommentView},
     topic_vote::{TopicVote, TopicVoteOutcome, TopicVoteState},
 };
@@ -334,14 +334,11 @@ impl TopicStore for DieselStore {
     async fn record_topic_visit(
         &self,
         team: TeamId,
-        topic: TopicId,
-        viewer: &str,
-        now: Timestamp,
-        window_seconds: i64,
+        visit: &TopicVisit,
     ) -> StoreResult<Option<i64>> {
-        let (team, id, viewer) = (team.to_string(), topic.to_string(), viewer.to_owned());
-        let cutoff = to_db_time(now.plus_seconds(-window_seconds));
-        let now = to_db_time(now);
+        let (team, id) = (team.to_string(), visit.topic.to_string());
+        let (viewer, cutoff) = (visit.viewer.clone(), to_db_time(visit.cutoff()));
+        let now = to_db_time(visit.at);
         self.run(move |conn| {
             write_tx(conn, |conn| {
                 // Locked first on PostgreSQL: one topic's visits are counted one at a time.

@@ -203,13 +203,5 @@ mod tests {
         );
     }
 
-    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
-    #[test]
-    fn columns_name_every_field_of_the_row() {
-        use diesel::{QueryDsl, SelectableHelper};
-        crate::raw_sql::assert_columns_read_the_row(
-            COLUMNS,
-            topic_comments::table.select(CommentRow::as_select()),
-        );
-    }
+    crate::raw_sql::test_columns_read_the_row!(COLUMNS, topic_comments::table, CommentRow);
 }

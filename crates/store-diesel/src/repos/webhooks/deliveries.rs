@@ -29,13 +29,13 @@ use sounding_domain::{
     ids::DeliveryId,
     ports::Conflict,
     timestamp::Timestamp,
-    webhook::{AttemptRecord, AttemptResult, DeliveryStatus, LeasedDelivery},
+    webhook::{AttemptRecord, AttemptResult, DeliveryStatus, LeaseRequest, LeasedDelivery},
 };
 use time::PrimitiveDateTime;
 
 use super::{
     super::to_db_time,
-    rows::{DeliveryRow, DELIVERY_COLUMNS},
+    rows::{DeliveryRow, PendingRow, DELIVERY_COLUMNS},
 };
 use crate::{
     connection::{per_backend, DbConnection},
@@ -216,29 +216,22 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
             .or_default()
             .push(target);
     }
-    let rows: Vec<DeliveryRow> = batch
+    let rows: Vec<PendingRow> = batch
         .iter()
         .flat_map(|event| {
             let targets = by_kind
                 .get(&(event.team_id.as_str(), event.event.as_str()))
                 .map_or(&[][..], Vec::as_slice);
-            targets.iter().map(move |target| DeliveryRow {
+            targets.iter().map(move |target| PendingRow {
                 id: DeliveryId::new().to_string(),
-                team_id: event.team_id.clone(),
-                webhook_id: target.id.clone(),
-                event_id: event.id.clone(),
-                event: event.event.clone(),
-                target_url: target.target_url.clone(),
-                status: DeliveryStatus::Pending.as_str().to_owned(),
+                team_id: &event.team_id,
+                webhook_id: &target.id,
+                event_id: &event.id,
+                event: &event.event,
+                target_url: &target.target_url,
+                status: DeliveryStatus::Pending.as_str(),
                 attempts: 0,
-                next_attempt_at: Some(now),
-                first_attempt_at: None,
-                last_attempt_at: None,
-                last_status_code: None,
-                last_error: None,
-                last_duration_ms: None,
-                lease_owner: None,
-                lease_until: None,
+                next_attempt_at: now,
                 created_at: now,
                 updated_at: now,
             })
@@ -279,24 +272,19 @@ pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool>
     Ok(count(&due, conn)? > 0)
 }
 
-/// Leases up to `limit` due deliveries whose lease is free or expired to `owner` until
-/// `now + lease_seconds`, with their bodies and secrets. A delivery whose subscription is gone
+/// Leases up to `request.limit` due deliveries whose lease is free or expired to the
+/// request's owner until `request.until()`, with their bodies and secrets. A delivery whose subscription is gone
 /// ends `failed` instead (or whose event is: nothing left to send).
 pub(super) fn lease(
     conn: &mut DbConnection,
-    owner: &str,
-    now: Timestamp,
-    lease_seconds: i64,
-    limit: i64,
+    request: &LeaseRequest,
 ) -> DbResult<Vec<LeasedDelivery>> {
+    let (owner, limit) = (request.owner.as_str(), request.limit);
     if limit <= 0 {
         return Ok(Vec::new());
     }
-    let until = to_db_time(Timestamp::from_offset(
-        now.as_offset()
-            .saturating_add(time::Duration::seconds(lease_seconds)),
-    ));
-    let now = to_db_time(now);
+    let until = to_db_time(request.until());
+    let now = to_db_time(request.now);
 
     // Through `webhook_deliveries_due_idx` (its predicate spelled as a literal, so PostgreSQL
     // can use the partial index in a generic plan too).

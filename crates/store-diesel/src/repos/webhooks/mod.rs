@@ -16,7 +16,9 @@ use sounding_domain::{
     ports::{StoreResult, WebhookStore},
     retention::Pruned,
     timestamp::Timestamp,
-    webhook::{AttemptRecord, Delivery, DeliveryQuery, LeasedDelivery, WebhookSubscription},
+    webhook::{
+        AttemptRecord, Delivery, DeliveryQuery, LeaseRequest, LeasedDelivery, WebhookSubscription,
+    },
 };
 use time::OffsetDateTime;
 
@@ -123,21 +125,13 @@ impl WebhookStore for DieselStore {
             .await
     }
 
-    async fn lease_deliveries(
-        &self,
-        owner: &str,
-        now: Timestamp,
-        lease_seconds: i64,
-        limit: i64,
-    ) -> StoreResult<Vec<LeasedDelivery>> {
-        let owner = owner.to_owned();
+    async fn lease_deliveries(&self, request: &LeaseRequest) -> StoreResult<Vec<LeasedDelivery>> {
+        let request = request.clone();
         self.run(move |conn| {
-            if !read(conn, |conn| deliveries::any_due(conn, now))? {
+            if !read(conn, |conn| deliveries::any_due(conn, request.now))? {
                 return Ok(Vec::new());
             }
-            worker_tx(conn, |conn| {
-                deliveries::lease(conn, &owner, now, lease_seconds, limit)
-            })
+            worker_tx(conn, |conn| deliveries::lease(conn, &request))
         })
         .await
     }

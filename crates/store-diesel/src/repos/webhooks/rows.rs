@@ -13,12 +13,11 @@ use crate::{
     schema::{webhook_deliveries, webhooks},
 };
 
-/// Every column of `webhook_deliveries` as `DeliveryRow` reads them by name, for the
+/// The columns of `webhook_deliveries` that `DeliveryRow` reads by name, for the
 /// hand-written SQL (the lease and the list).
 pub(super) const DELIVERY_COLUMNS: &str = "d.id, d.team_id, d.webhook_id, d.event_id, d.event, \
     d.target_url, d.status, d.attempts, d.next_attempt_at, d.first_attempt_at, \
-    d.last_attempt_at, d.last_status_code, d.last_error, d.last_duration_ms, d.lease_owner, \
-    d.lease_until, d.created_at, d.updated_at";
+    d.last_attempt_at, d.last_status_code, d.last_error, d.last_duration_ms, d.created_at";
 
 /// A whole `webhooks` row.
 #[derive(Queryable, Selectable, Insertable)]
@@ -57,10 +56,10 @@ impl WebhookRow {
     }
 }
 
-/// A whole `webhook_deliveries` row. Also read by name from the hand-written SQL. `None` is
-/// inserted as `NULL`, never `DEFAULT`, so SQLite can take many rows in one `INSERT`.
-#[derive(Queryable, QueryableByName, Selectable, Insertable)]
-#[diesel(table_name = webhook_deliveries, treat_none_as_default_value = false)]
+/// A `webhook_deliveries` row as a `Delivery` (without its lease), read by name from the
+/// hand-written SQL.
+#[derive(Queryable, QueryableByName, Selectable)]
+#[diesel(table_name = webhook_deliveries)]
 pub(super) struct DeliveryRow {
     pub(super) id: String,
     pub(super) team_id: String,
@@ -76,8 +75,24 @@ pub(super) struct DeliveryRow {
     pub(super) last_status_code: Option<i64>,
     pub(super) last_error: Option<String>,
     pub(super) last_duration_ms: Option<i64>,
-    pub(super) lease_owner: Option<String>,
-    pub(super) lease_until: Option<PrimitiveDateTime>,
+    pub(super) created_at: PrimitiveDateTime,
+}
+
+/// A delivery as fan-out inserts it: pending and due at once. The columns of attempts and
+/// leases are left out, so they start `NULL`; every row has the same columns, so SQLite takes
+/// many in one `INSERT`.
+#[derive(Insertable)]
+#[diesel(table_name = webhook_deliveries, treat_none_as_default_value = false)]
+pub(super) struct PendingRow<'a> {
+    pub(super) id: String,
+    pub(super) team_id: &'a str,
+    pub(super) webhook_id: &'a str,
+    pub(super) event_id: &'a str,
+    pub(super) event: &'a str,
+    pub(super) target_url: &'a str,
+    pub(super) status: &'static str,
+    pub(super) attempts: i64,
+    pub(super) next_attempt_at: PrimitiveDateTime,
     pub(super) created_at: PrimitiveDateTime,
     pub(super) updated_at: PrimitiveDateTime,
 }
@@ -107,16 +122,11 @@ impl DeliveryRow {
 
 #[cfg(test)]
 mod tests {
-    use diesel::{QueryDsl, SelectableHelper};
-
     use super::*;
 
-    /// `COLUMNS` names every field of the row it is read into, in order (`raw_sql`).
-    #[test]
-    fn columns_name_every_field_of_the_row() {
-        crate::raw_sql::assert_columns_read_the_row(
-            DELIVERY_COLUMNS,
-            webhook_deliveries::table.select(DeliveryRow::as_select()),
-        );
-    }
+    crate::raw_sql::test_columns_read_the_row!(
+        DELIVERY_COLUMNS,
+        webhook_deliveries::table,
+        DeliveryRow
+    );
 }
