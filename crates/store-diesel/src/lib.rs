@@ -274,8 +274,8 @@ impl DieselStore {
         f: F,
     ) -> StoreResult<T>
     where
-        K: Eq + Hash + Clone,
-        T: Clone + Weight + Send + 'static,
+        K: Eq + Hash + Clone + Send + Sync + 'static,
+        T: Clone + Weight + Send + Sync + 'static,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
         let (Some(cache), Some(key)) = (&self.read_cache, key) else {

@@ -17,7 +17,8 @@
 //! PostgreSQL has no such counter; it is not cached.
 
 use std::{
-    hash::Hash,
+    any::Any,
+    hash::{BuildHasher, Hash, RandomState},
     sync::{Arc, Mutex, PoisonError},
 };
 
@@ -43,7 +44,8 @@ use sounding_domain::{
 use crate::error::{DbError, DbResult};
 
 /// What the remembered answers may weigh in all, by the estimates of `Weight` (bytes of
-/// heap and inline data, roughly). The bench's 10,000 items fit.
+/// heap and inline data, roughly). One budget for every kind of answer, so the kind being
+/// read most gets the room: about 29,000 items of the bench's size when only items are read.
 pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 24 * 1024 * 1024;
 
 /// A commit count of the database, as `PRAGMA data_version` answers it on the cache's own
@@ -91,15 +93,14 @@ impl ReadCache {
         let mut conn = SqliteConnection::establish(path)
             .map_err(|e| DbError::Task(format!("read cache connection: {e}")))?;
         conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;")?;
-        // The memos share the budget; the items' share is the largest (one per item read).
-        let share = |parts: u64| budget_bytes / 16 * parts;
+        let answers = Answers::new(budget_bytes);
         Ok(ReadCache {
             versions: Mutex::new((conn, Version::MIN)),
-            keys: Memo::new(share(1)),
-            items: Memo::new(share(8)),
-            lists: Memo::new(share(3)),
-            topics: Memo::new(share(2)),
-            threads: Memo::new(share(2)),
+            keys: Memo::of(&answers, Kind::Key),
+            items: Memo::of(&answers, Kind::Item),
+            lists: Memo::of(&answers, Kind::List),
+            topics: Memo::of(&answers, Kind::Topic),
+            threads: Memo::of(&answers, Kind::Thread),
         })
     }
 
@@ -124,51 +125,97 @@ pub(crate) struct Asked {
     pub(crate) quiet: bool,
 }
 
-/// The remembered answers of one read, each with the commit count it was read at.
-pub(crate) struct Memo<K, V> {
-    answers: Cache<K, Stamped<V>, ByWeight>,
+/// Every remembered answer, of every kind, in one cache under one budget. An answer is filed
+/// under a hash of its kind and key and keeps its key, so two keys of one hash only push each
+/// other out: a lookup gives an answer only for the key it was kept under.
+#[derive(Clone)]
+struct Answers {
+    cache: Arc<Cache<u64, Stamped, ByWeight>>,
+    hasher: RandomState,
 }
 
-/// A remembered answer, with the commit count it was read at and its weight, reckoned once
-/// when it is kept: quick_cache asks for the weight again while evicting, and a page of
-/// threads is a walk over every comment.
+impl Answers {
+    fn new(budget_bytes: u64) -> Self {
+        // quick_cache sizes its tables from an item count; 1 KiB an answer is a fair guess.
+        let items = usize::try_from((budget_bytes / 1024).max(16)).unwrap_or(usize::MAX);
+        Answers {
+            cache: Arc::new(Cache::with_weighter(items, budget_bytes.max(1), ByWeight)),
+            hasher: RandomState::new(),
+        }
+    }
+}
+
+/// What a remembered answer answers (part of its hash, so equal keys of two kinds differ).
+#[derive(Debug, Clone, Copy, Hash)]
+enum Kind {
+    Key,
+    Item,
+    List,
+    Topic,
+    Thread,
+}
+
+/// The remembered answers of one read, a typed view of the shared `Answers`.
+pub(crate) struct Memo<K, V> {
+    answers: Answers,
+    kind: Kind,
+    read: std::marker::PhantomData<fn(K) -> V>,
+}
+
+/// A remembered answer (a `(K, V)`, the key with its answer), with the commit count it was
+/// read at and its weight, reckoned once when it is kept: quick_cache asks for the weight
+/// again while evicting, and a page of threads is a walk over every comment.
 #[derive(Clone)]
-struct Stamped<V> {
+struct Stamped {
     version: Version,
     weight: u64,
-    answer: Arc<V>,
+    answer: Arc<dyn Any + Send + Sync>,
 }
 
 impl<K, V> Memo<K, V>
 where
-    K: Eq + Hash + Clone,
-    V: Clone + Weight,
+    K: Eq + Hash + Clone + Send + Sync + 'static,
+    V: Clone + Weight + Send + Sync + 'static,
 {
-    fn new(budget_bytes: u64) -> Self {
-        // quick_cache sizes its tables from an item count; 1 KiB an answer is a fair guess.
-        let items = usize::try_from((budget_bytes / 1024).max(16)).unwrap_or(usize::MAX);
+    fn of(answers: &Answers, kind: Kind) -> Self {
         Memo {
-            answers: Cache::with_weighter(items, budget_bytes.max(1), ByWeight),
+            answers: answers.clone(),
+            kind,
+            read: std::marker::PhantomData,
         }
+    }
+
+    #[cfg(test)]
+    fn new(budget_bytes: u64) -> Self {
+        Self::of(&Answers::new(budget_bytes), Kind::Item)
+    }
+
+    fn slot(&self, key: &K) -> u64 {
+        self.answers.hasher.hash_one((self.kind, key))
     }
 
     /// The answer to `key` read at `version`, if there is one.
     pub(crate) fn get(&self, key: &K, version: Version) -> Option<V> {
-        match self.answers.get(key) {
-            Some(kept) if kept.version == version => Some(V::clone(&kept.answer)),
+        let kept = self.answers.cache.get(&self.slot(key))?;
+        if kept.version != version {
+            return None;
+        }
+        match kept.answer.downcast_ref::<(K, V)>() {
+            Some((kept_key, answer)) if kept_key == key => Some(answer.clone()),
             _ => None,
         }
     }
 
     /// Remembers `answer`, read after `version` was asked.
     pub(crate) fn put(&self, key: K, version: Version, answer: &V) {
-        self.answers.insert(
-            key,
+        let slot = self.slot(&key);
+        self.answers.cache.insert(
+            slot,
             Stamped {
                 version,
                 // Never zero: zero-weight entries are never evicted.
                 weight: answer.weight().max(1),
-                answer: Arc::new(answer.clone()),
+                answer: Arc::new((key, answer.clone())),
             },
         );
     }
@@ -189,8 +236,8 @@ pub(crate) fn list_key(team: TeamId, query: &FeedbackQuery) -> Option<(TeamId, F
 #[derive(Clone)]
 struct ByWeight;
 
-impl<K, V> Weighter<K, Stamped<V>> for ByWeight {
-    fn weight(&self, _key: &K, kept: &Stamped<V>) -> u64 {
+impl Weighter<u64, Stamped> for ByWeight {
+    fn weight(&self, _key: &u64, kept: &Stamped) -> u64 {
         kept.weight
     }
 }
@@ -324,6 +371,33 @@ mod tests {
             list_key(team, &query(FeedbackSort::Trending, 1_800_000_000)),
             None
         );
+    }
+
+    /// A `Weight` of a fixed size, for the budget checks.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Heavy(u64);
+
+    impl Weight for Heavy {
+        fn weight(&self) -> u64 {
+            self.0
+        }
+    }
+
+    #[test]
+    fn kinds_share_one_budget_and_never_answer_for_each_other() {
+        let answers = Answers::new(1 << 20);
+        let items: Memo<u32, Heavy> = Memo::of(&answers, Kind::Item);
+        let lists: Memo<u32, Heavy> = Memo::of(&answers, Kind::List);
+        items.put(1, 7, &Heavy(100));
+        assert_eq!(items.get(&1, 7), Some(Heavy(100)));
+        assert_eq!(lists.get(&1, 7), None, "the same key of another kind");
+
+        // One kind alone may fill most of the budget (fixed shares gave items half).
+        for key in 0..900 {
+            items.put(key, 7, &Heavy(1024));
+        }
+        let kept = (0..900).filter(|key| items.get(key, 7).is_some()).count();
+        assert!(kept > 700, "{kept} of 900 answers of 1 KiB kept in 1 MiB");
     }
 
     #[test]
