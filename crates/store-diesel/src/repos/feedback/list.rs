@@ -197,7 +197,7 @@ fn listed_publicly(sql: &mut RawSql, board: Option<BoardId>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::{
         atomic::{AtomicUsize, Ordering},
         Arc,
@@ -224,7 +224,11 @@ mod tests {
     }
 
     /// An item published on `board` at `t0`, as it is just after it was created.
-    fn published_item(team: TeamId, board: BoardId, t0: Timestamp) -> Feedback {
+    pub(in crate::repos::feedback) fn published_item(
+        team: TeamId,
+        board: BoardId,
+        t0: Timestamp,
+    ) -> Feedback {
         Feedback {
             id: FeedbackId::new(),
             team_id: team,
@@ -245,7 +249,7 @@ mod tests {
         }
     }
 
-    fn insert_item(conn: &mut DbConnection, item: &Feedback) {
+    pub(in crate::repos::feedback) fn insert_item(conn: &mut DbConnection, item: &Feedback) {
         diesel::insert_into(feedback::table)
             .values(&FeedbackRow::new_item(item).unwrap())
             .execute(conn)

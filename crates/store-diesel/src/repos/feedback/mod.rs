@@ -37,7 +37,7 @@ use crate::{
     connection::{per_backend, DbConnection},
     edits::locked,
     error::{DbError, DbResult},
-    raw_sql::{add_to_count, KeptCount},
+    raw_sql::{add_to_count, KeptCount, Param, RawSql},
     schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
     tx::{self, write_tx},
     DieselStore,
@@ -76,6 +76,38 @@ fn reach(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<Feedb
         published,
         board_is_public,
     }))
+}
+
+/// The item locked as `lock_item` locks it (PostgreSQL), with who may read it: one statement
+/// where `lock_item` and `reach` take two. `None` when there is no such item.
+fn locked_reach(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<FeedbackReach>> {
+    // The board by a subquery rather than a join: PostgreSQL then locks the item alone (a lock
+    // may not reach the nullable side of an outer join).
+    let mut sql = RawSql::new();
+    sql.push(
+        "SELECT f.published_at IS NOT NULL AS published, (SELECT b.is_public FROM \
+         feedback_boards b WHERE b.id = f.board_id AND b.team_id = f.team_id) AS board_is_public \
+         FROM feedback f WHERE f.id = ",
+    )
+    .param(Param::Text(id.to_owned()))
+    .push(" AND f.team_id = ")
+    .param(Param::Text(team.to_owned()));
+    if matches!(conn, DbConnection::Postgresql(_)) {
+        sql.push(" FOR NO KEY UPDATE");
+    }
+    let found: Vec<ReachRow> = sql.load(conn)?;
+    Ok(found.into_iter().next().map(|row| FeedbackReach {
+        published: row.published,
+        board_is_public: row.board_is_public,
+    }))
+}
+
+#[derive(QueryableByName)]
+struct ReachRow {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    published: bool,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Bool>)]
+    board_is_public: Option<bool>,
 }
 
 /// Adds `delta` to the item's vote count; the count after.
@@ -317,19 +349,19 @@ impl FeedbackStore for DieselStore {
         self.run(move |conn| {
             write_tx(conn, |conn| {
                 // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
-                // item cannot go away before the vote is in.
-                if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
-                    return Ok(VoteOutcome::NotFound);
-                }
-                // Checked here, on the locked row, rather than by a read of the caller's own.
+                // item cannot go away before the vote is in. A public vote's check is read
+                // with the lock, on the locked row, rather than by a read of the caller's own.
+                let (team, id) = (&row.team_id, &row.feedback_id);
                 if access == VoteAccess::Public {
-                    match reach(conn, &row.team_id, &row.feedback_id)? {
+                    match locked_reach(conn, team, id)? {
                         None => return Ok(VoteOutcome::NotFound),
                         Some(reach) if !reach.is_publicly_readable() => {
                             return Ok(VoteOutcome::NotPublic(reach))
                         }
                         Some(_) => {}
                     }
+                } else if lock_item(conn, team, id, Lock::Update)?.is_none() {
+                    return Ok(VoteOutcome::NotFound);
                 }
                 // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
                 // index and inserts nothing, without failing the transaction.
@@ -606,5 +638,62 @@ impl FeedbackStore for DieselStore {
     ) -> StoreResult<Vec<SubscriberId>> {
         let (team, id) = (team.to_string(), feedback.to_string());
         self.run_read(move |conn| followers(conn, &team, &id)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering::SeqCst;
+
+    use sounding_domain::ids::BoardId;
+
+    use super::list::tests::{insert_item, published_item};
+    use super::*;
+    use crate::test_support::{count_statements, insert_board};
+
+    /// A public vote locks the item and reads who may read it in one statement, and reads
+    /// what `reach` reads: on a private board, on none and unpublished, and gone.
+    #[test]
+    fn the_locked_reach_is_one_statement_and_reads_what_reach_reads() {
+        let mut conn = crate::migrations::scratch_sqlite();
+        let (team, board) = (TeamId::new(), BoardId::new());
+        insert_board(&mut conn, team, board, 0);
+        diesel::sql_query(format!(
+            "UPDATE feedback_boards SET is_public = false WHERE id = '{board}'"
+        ))
+        .execute(&mut conn)
+        .unwrap();
+        let t0 = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+        let on_board = published_item(team, board, t0);
+        let unboarded = Feedback {
+            id: FeedbackId::new(),
+            url_id: "u2".into(),
+            board_id: None,
+            published_at: None,
+            ..on_board.clone()
+        };
+        insert_item(&mut conn, &on_board);
+        insert_item(&mut conn, &unboarded);
+
+        let statements = count_statements(&mut conn);
+        let team = team.to_string();
+        let mut found = Vec::new();
+        for id in [on_board.id, unboarded.id, FeedbackId::new()] {
+            let id = id.to_string();
+            let before = statements.load(SeqCst);
+            let locked = locked_reach(&mut conn, &team, &id).unwrap();
+            assert_eq!(statements.load(SeqCst) - before, 1, "one statement");
+            assert_eq!(locked, reach(&mut conn, &team, &id).unwrap());
+            found.push(locked);
+        }
+        let private = FeedbackReach {
+            published: true,
+            board_is_public: Some(false),
+        };
+        let unpublished = FeedbackReach {
+            published: false,
+            board_is_public: None,
+        };
+        assert_eq!(found, [Some(private), Some(unpublished), None]);
     }
 }
