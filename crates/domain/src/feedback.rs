@@ -130,8 +130,14 @@ pub enum Moderation {
 impl Moderation {
     /// Takes the step on `item` at `now`; whether it changed anything.
     pub fn apply(self, item: &mut Feedback, now: Timestamp) -> bool {
-        let set_once =
-            |field: &mut Option<Timestamp>| field.replace(field.unwrap_or(now)).is_none();
+        // Publishing and archiving keep the first moment they happened.
+        let set_once = |field: &mut Option<Timestamp>| {
+            let unset = field.is_none();
+            if unset {
+                *field = Some(now);
+            }
+            unset
+        };
         match self {
             Moderation::Publish => set_once(&mut item.published_at),
             Moderation::Archive => set_once(&mut item.archived_at),
@@ -524,6 +530,25 @@ mod tests {
             (d.title.as_str(), d.text.as_str(), d.kind.as_deref()),
             ("Export", "csv", Some("idea"))
         );
+    }
+
+    #[test]
+    fn moderation_steps_keep_the_first_moment_and_say_whether_they_changed_anything() {
+        let (t1, t2) = (
+            Timestamp::from_unix_seconds(1).unwrap(),
+            Timestamp::from_unix_seconds(2).unwrap(),
+        );
+        let mut f = Feedback::sample(t1);
+        f.published_at = None;
+        assert!(Moderation::Publish.apply(&mut f, t1));
+        assert!(!Moderation::Publish.apply(&mut f, t2));
+        assert_eq!(f.published_at, Some(t1));
+        assert!(Moderation::Archive.apply(&mut f, t1));
+        assert!(!Moderation::Archive.apply(&mut f, t2));
+        assert_eq!(f.archived_at, Some(t1));
+        assert!(Moderation::Restore.apply(&mut f, t2));
+        assert!(!Moderation::Restore.apply(&mut f, t2));
+        assert_eq!(f.archived_at, None);
     }
 
     #[test]

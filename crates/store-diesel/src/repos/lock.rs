@@ -16,6 +16,17 @@ pub(crate) enum Lock {
     Delete,
 }
 
+impl Lock {
+    /// The locking clause of a hand-written statement (`RawSql`) on PostgreSQL.
+    pub(crate) fn clause(self) -> &'static str {
+        match self {
+            Lock::KeyShare => " FOR KEY SHARE",
+            Lock::Update => " FOR NO KEY UPDATE",
+            Lock::Delete => " FOR UPDATE",
+        }
+    }
+}
+
 /// Runs the one-row `$query` with the row locked as `$lock` asks on PostgreSQL, plainly on
 /// SQLite: `Ok(None)` when there is no such row. A macro because the locking clauses are
 /// PostgreSQL's: the query is built again for each engine.

@@ -37,8 +37,8 @@ use crate::{
     connection::{per_backend, DbConnection},
     edits::locked,
     error::{DbError, DbResult},
-    raw_sql::{add_to_count, KeptCount, Param, RawSql},
-    schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
+    raw_sql::{add_to_count, KeptCount, RawSql},
+    schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
     tx::{self, write_tx},
     DieselStore,
 };
@@ -55,32 +55,15 @@ fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbRes
     Ok(lock_row!(conn, item(), lock)?)
 }
 
-/// Who may read the item: one statement, where its view takes four.
-fn reach(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<FeedbackReach>> {
-    let found = feedback::table
-        .left_join(
-            feedback_boards::table.on(feedback_boards::id
-                .nullable()
-                .eq(feedback::board_id)
-                .and(feedback_boards::team_id.eq(feedback::team_id))),
-        )
-        .filter(feedback::id.eq(id))
-        .filter(feedback::team_id.eq(team))
-        .select((
-            feedback::published_at.is_not_null(),
-            feedback_boards::is_public.nullable(),
-        ))
-        .get_result::<(bool, Option<bool>)>(conn)
-        .optional()?;
-    Ok(found.map(|(published, board_is_public)| FeedbackReach {
-        published,
-        board_is_public,
-    }))
-}
-
-/// The item locked as `lock_item` locks it (PostgreSQL), with who may read it: one statement
-/// where `lock_item` and `reach` take two. `None` when there is no such item.
-fn locked_reach(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<FeedbackReach>> {
+/// Who may read the item: one statement, where its view takes four. With `lock`, the item is
+/// locked as asked on PostgreSQL, so a public vote locks the item and checks it in one
+/// statement. `None` when there is no such item.
+fn reach(
+    conn: &mut DbConnection,
+    team: &str,
+    id: &str,
+    lock: Option<Lock>,
+) -> DbResult<Option<FeedbackReach>> {
     // The board by a subquery rather than a join: PostgreSQL then locks the item alone (a lock
     // may not reach the nullable side of an outer join).
     let mut sql = RawSql::new();
@@ -89,11 +72,11 @@ fn locked_reach(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Optio
          feedback_boards b WHERE b.id = f.board_id AND b.team_id = f.team_id) AS board_is_public \
          FROM feedback f WHERE f.id = ",
     )
-    .param(Param::Text(id.to_owned()))
+    .text(id)
     .push(" AND f.team_id = ")
-    .param(Param::Text(team.to_owned()));
-    if matches!(conn, DbConnection::Postgresql(_)) {
-        sql.push(" FOR NO KEY UPDATE");
+    .text(team);
+    if let (Some(lock), DbConnection::Postgresql(_)) = (lock, &*conn) {
+        sql.push(lock.clause());
     }
     let found: Vec<ReachRow> = sql.load(conn)?;
     Ok(found.into_iter().next().map(|row| FeedbackReach {
@@ -229,7 +212,8 @@ impl FeedbackStore for DieselStore {
         id: FeedbackId,
     ) -> StoreResult<Option<FeedbackReach>> {
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read_one(move |conn| reach(conn, &team, &id)).await
+        self.run_read_one(move |conn| reach(conn, &team, &id, None))
+            .await
     }
 
     async fn feedback_by_url_id(
@@ -353,7 +337,7 @@ impl FeedbackStore for DieselStore {
                 // with the lock, on the locked row, rather than by a read of the caller's own.
                 let (team, id) = (&row.team_id, &row.feedback_id);
                 if access == VoteAccess::Public {
-                    match locked_reach(conn, team, id)? {
+                    match reach(conn, team, id, Some(Lock::Update))? {
                         None => return Ok(VoteOutcome::NotFound),
                         Some(reach) if !reach.is_publicly_readable() => {
                             return Ok(VoteOutcome::NotPublic(reach))
@@ -652,7 +636,7 @@ mod tests {
     use crate::test_support::{count_statements, insert_board};
 
     /// A public vote locks the item and reads who may read it in one statement, and reads
-    /// what `reach` reads: on a private board, on none and unpublished, and gone.
+    /// what an unlocked read reads: on a private board, on none and unpublished, and gone.
     #[test]
     fn the_locked_reach_is_one_statement_and_reads_what_reach_reads() {
         let mut conn = crate::migrations::scratch_sqlite();
@@ -681,9 +665,9 @@ mod tests {
         for id in [on_board.id, unboarded.id, FeedbackId::new()] {
             let id = id.to_string();
             let before = statements.load(SeqCst);
-            let locked = locked_reach(&mut conn, &team, &id).unwrap();
+            let locked = reach(&mut conn, &team, &id, Some(Lock::Update)).unwrap();
             assert_eq!(statements.load(SeqCst) - before, 1, "one statement");
-            assert_eq!(locked, reach(&mut conn, &team, &id).unwrap());
+            assert_eq!(locked, reach(&mut conn, &team, &id, None).unwrap());
             found.push(locked);
         }
         let private = FeedbackReach {

@@ -273,8 +273,8 @@ pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool>
 }
 
 /// Leases up to `request.limit` due deliveries whose lease is free or expired to the
-/// request's owner until `request.until()`, with their bodies and secrets. A delivery whose subscription is gone
-/// ends `failed` instead (or whose event is: nothing left to send).
+/// request's owner until `request.until()`, with their bodies and secrets. A delivery whose
+/// subscription is gone ends `failed` instead (or whose event is: nothing left to send).
 pub(super) fn lease(
     conn: &mut DbConnection,
     request: &LeaseRequest,
