@@ -68,6 +68,15 @@ impl RawSql {
         self.param(Param::Text(value.into()))
     }
 
+    /// Appends `other`, its text and its placeholders (to nest a query in this one).
+    pub(crate) fn append(&mut self, other: RawSql) -> &mut Self {
+        let mut pieces = other.pieces.into_iter();
+        self.push(&pieces.next().unwrap_or_default());
+        self.params.extend(other.params);
+        self.pieces.extend(pieces);
+        self
+    }
+
     /// Runs the query and reads every row by column name.
     pub(crate) fn load<U>(&self, conn: &mut DbConnection) -> DbResult<Vec<U>>
     where

@@ -358,16 +358,25 @@ struct PersonRow {
 
 impl PersonRow {
     fn into_domain(self) -> DbResult<SubscriberRef> {
-        Ok(SubscriberRef {
-            id: parse_id("subscribers.id", &self.id)?,
-            name: self.name,
-            email: self
-                .email
-                .map(|raw| Email::parse(&raw).map_err(|e| DbError::corrupt("subscribers.email", e)))
-                .transpose()?,
-            avatar_url: self.avatar_url,
-        })
+        person(&self.id, self.name, self.email, self.avatar_url)
     }
+}
+
+/// A subscriber as shown beside what they wrote, from the columns `PersonRow` reads.
+pub(crate) fn person(
+    id: &str,
+    name: String,
+    email: Option<String>,
+    avatar_url: Option<String>,
+) -> DbResult<SubscriberRef> {
+    Ok(SubscriberRef {
+        id: parse_id("subscribers.id", id)?,
+        name,
+        email: email
+            .map(|raw| Email::parse(&raw).map_err(|e| DbError::corrupt("subscribers.email", e)))
+            .transpose()?,
+        avatar_url,
+    })
 }
 
 /// How the team's subscribers among `ids` are shown, by id, in one query. The query looks the

@@ -2,15 +2,13 @@
 //! `feedback_tags`, which items carry which tag. The items' tags are read in one query for a
 //! whole page (`tags_of_items`).
 
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use diesel::prelude::*;
 use sounding_domain::{
     edit::{Edit, Edited},
     ids::{TagId, TeamId},
     ports::{StoreResult, TagStore},
-    tag::{self, Tag, TagRef},
+    tag::{self, Tag},
 };
 use time::PrimitiveDateTime;
 
@@ -19,7 +17,6 @@ use crate::{
     connection::DbConnection,
     edits::locked,
     error::{DbError, DbResult},
-    one_of::{distinct, one_of},
     schema::{feedback_tags, tags},
     tx::write_tx,
     DieselStore,
@@ -62,44 +59,6 @@ impl TagRow {
             updated_at: from_db_time(self.updated_at),
         })
     }
-}
-
-/// The tags of each item among `items` (by item id), each list in display order: one query
-/// whatever the number of items, none when there are none.
-pub(crate) fn tags_of_items<'a>(
-    conn: &mut DbConnection,
-    team: &str,
-    items: impl IntoIterator<Item = &'a str>,
-) -> DbResult<HashMap<String, Vec<TagRef>>> {
-    let items = distinct(items);
-    if items.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let columns = (
-        feedback_tags::feedback_id,
-        tags::id,
-        tags::name,
-        tags::color,
-    );
-    let in_team = feedback_tags::table
-        .inner_join(tags::table)
-        .filter(feedback_tags::team_id.eq(team));
-    let rows: Vec<(String, String, String, String)> = in_team
-        .filter(one_of(feedback_tags::feedback_id, items))
-        .select(columns)
-        .load(conn)?;
-    let mut by_item: HashMap<String, Vec<TagRef>> = HashMap::new();
-    for (item, id, name, color) in rows {
-        by_item.entry(item).or_default().push(TagRef {
-            id: parse_id("tags.id", &id)?,
-            name,
-            color,
-        });
-    }
-    for refs in by_item.values_mut() {
-        tag::sort_tags(refs);
-    }
-    Ok(by_item)
 }
 
 /// How many of `ids` are tags of the team. On PostgreSQL the tags found are held (`FOR KEY

@@ -12,7 +12,8 @@ use sounding_domain::{
 
 use super::{
     lock_item,
-    rows::{views, FeedbackChanges, FeedbackRow},
+    rows::{FeedbackChanges, FeedbackRow},
+    view::{self, Pick},
     Lock,
 };
 use crate::{
@@ -195,11 +196,7 @@ impl FeedbackCurationStore for DieselStore {
                 recount(conn, &source)?;
                 recount(conn, &target)?;
 
-                let rows: Vec<FeedbackRow> = feedback::table
-                    .filter(feedback::id.eq_any([&target, &source]))
-                    .select(FeedbackRow::as_select())
-                    .load(conn)?;
-                let mut views = views(conn, &team, rows)?;
+                let mut views = view::read(conn, &team, Pick::Ids(&[&target, &source]))?;
                 let position =
                     |id: &str| views.iter().position(|v| v.feedback.id.to_string() == id);
                 let (Some(t), Some(_)) = (position(&target), position(&source)) else {

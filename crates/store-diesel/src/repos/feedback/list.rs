@@ -1,5 +1,5 @@
-//! `list_feedback`: one count, one page, then the page's boards, people and tags: five statements
-//! whatever the page size. Hand-written SQL (through `RawSql`) because the trending order
+//! `list_feedback`: one count, then the page with its boards, people and tags (`view`): two
+//! statements whatever the page size. Hand-written SQL (through `RawSql`) because the trending order
 //! joins an aggregate over two tables, which the query builder cannot say over both engines.
 
 use diesel::{sql_types::BigInt, QueryableByName};
@@ -11,18 +11,13 @@ use sounding_domain::{
     page::Paged,
 };
 
-use super::rows::{views, FeedbackRow};
+use super::view::{self, order_by, Pick};
 use crate::{
     connection::DbConnection,
     error::DbResult,
     raw_sql::{like_contains, Param, RawSql},
     repos::to_db_time,
 };
-
-/// Every column of `feedback`, named as `FeedbackRow` reads them (checked by a test below).
-const COLUMNS: &str = "f.id, f.team_id, f.board_id, f.url_id, f.title, f.text, f.status, \
-    f.priority, f.kind, f.creator_id, f.meta, f.search_text, f.vote_count, f.comment_count, \
-    f.published_at, f.archived_at, f.created_at, f.updated_at, f.last_modified_by_id";
 
 #[derive(QueryableByName)]
 struct Count {
@@ -37,32 +32,37 @@ pub(super) fn list(
 ) -> DbResult<Paged<FeedbackView>> {
     let total = count(conn, team, query)?;
 
-    let rows: Vec<FeedbackRow> = if total > query.page.offset {
+    let items = if total > query.page.offset {
         let mut page = RawSql::new();
-        page.push("SELECT ").push(COLUMNS).push(" FROM feedback f");
+        page.push("SELECT f.id AS page_id");
         if query.sort == FeedbackSort::Trending {
+            page.push(", COALESCE(trend.score, 0) AS score FROM feedback f");
             trending_scores(&mut page, team, query);
+        } else {
+            page.push(" FROM feedback f");
         }
         selection(&mut page, team, query);
-        page.push(match query.sort {
-            FeedbackSort::Newest => " ORDER BY f.created_at DESC, f.id DESC",
-            FeedbackSort::Top => " ORDER BY f.vote_count DESC, f.created_at DESC, f.id DESC",
-            FeedbackSort::Trending => {
-                " ORDER BY COALESCE(trend.score, 0) DESC, f.created_at DESC, f.id DESC"
-            }
-        });
+        page.push(" ORDER BY ")
+            .push(&order_by(query.sort, "COALESCE(trend.score, 0)"));
         page.push(" LIMIT ")
             .param(Param::BigInt(query.page.limit))
             .push(" OFFSET ")
             .param(Param::BigInt(query.page.offset));
-        page.load(conn)?
+        view::read(
+            conn,
+            team,
+            Pick::Page {
+                query: page,
+                sort: query.sort,
+            },
+        )?
     } else {
         // Past the end: the page is empty and the query need not run.
         Vec::new()
     };
 
     Ok(Paged {
-        items: views(conn, team, rows)?,
+        items,
         total,
         page: query.page,
     })
@@ -212,8 +212,8 @@ pub(super) mod tests {
     };
 
     use super::*;
-    use crate::schema::feedback;
     use crate::test_support::{count_statements, insert_board};
+    use crate::{repos::feedback::rows::FeedbackRow, schema::feedback};
 
     /// A migrated in-memory database (foreign keys off, so items need no team or creators)
     /// and a counter of the statements run on it.
@@ -257,7 +257,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_list_is_five_statements_whatever_the_page_size() {
+    fn a_list_is_two_statements_whatever_the_page_size() {
         let (mut conn, statements) = counted();
         let team = TeamId::new();
         let boards: Vec<BoardId> = (0..5).map(|_| BoardId::new()).collect();
@@ -289,7 +289,7 @@ pub(super) mod tests {
                 ..published_item(team, boards[(n % 5) as usize], t0)
             };
             insert_item(&mut conn, &f);
-            // Two tags on every item: the page's tags still come in one statement.
+            // Two tags on every item: the page's tags come in the page's statement.
             for tag in &tags {
                 diesel::sql_query(format!(
                     "INSERT INTO feedback_tags (feedback_id, tag_id, team_id) \
@@ -324,8 +324,8 @@ pub(super) mod tests {
                 assert!(page.items.iter().all(|v| v.tags.len() == 2));
                 assert_eq!(
                     statements.load(Ordering::SeqCst),
-                    5,
-                    "count, page, boards, people, tags ({sort:?}, limit {limit})"
+                    2,
+                    "the count, and the page with its boards, people and tags ({sort:?}, limit {limit})"
                 );
             }
         }
@@ -365,9 +365,19 @@ pub(super) mod tests {
                     && count.1.contains("SEARCH c USING INDEX"),
                 "the count is one row of the board's count: {count:?}"
             );
+            // The page is picked first (the co-routine `p`), then joined with what its views
+            // show; only those rows, at most a page's times its tags, are sorted again.
+            let (picking, showing) = page
+                .1
+                .split_once("| SCAN p |")
+                .unwrap_or_else(|| panic!("the page is picked first: {page:?}"));
             assert!(
-                page.1.contains(index) && !page.1.contains("TEMP B-TREE"),
+                picking.contains(index) && !picking.contains("TEMP B-TREE"),
                 "the {sort:?} page walks {index} in order: {page:?}"
+            );
+            assert!(
+                showing.matches("TEMP B-TREE").count() == 1 && !showing.contains("SCAN"),
+                "the page's views are read by key: {page:?}"
             );
             assert!(
                 plans.iter().all(|(_, plan)| !plan.contains("SCAN f")),
@@ -375,6 +385,4 @@ pub(super) mod tests {
             );
         }
     }
-
-    crate::raw_sql::test_columns_read_the_row!(COLUMNS, feedback::table, FeedbackRow);
 }

@@ -9,6 +9,7 @@
 mod curation;
 mod list;
 mod rows;
+mod view;
 
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -25,7 +26,8 @@ use sounding_domain::{
     DomainError, Entity,
 };
 
-use self::rows::{follow, followers, unfollow, views, CommentRow, FeedbackRow, VoteRow};
+use self::rows::{follow, followers, unfollow, CommentRow, FeedbackRow, VoteRow};
+use self::view::Pick;
 use super::{
     lock::{lock_row, Lock},
     outbox::insert_events,
@@ -138,26 +140,13 @@ fn read_comment(
     }))
 }
 
-/// How an item is looked up.
-enum Key {
-    Id(String),
-    UrlId(String),
-}
-
-/// The item in the team, as a view.
-fn read_view(conn: &mut DbConnection, team: &str, key: Key) -> DbResult<Option<FeedbackView>> {
-    let in_team = feedback::table
-        .filter(feedback::team_id.eq(team))
-        .select(FeedbackRow::as_select());
-    let row = match key {
-        Key::Id(id) => in_team.filter(feedback::id.eq(id)).get_result(conn),
-        Key::UrlId(url_id) => in_team.filter(feedback::url_id.eq(url_id)).get_result(conn),
-    }
-    .optional()?;
-    Ok(match row {
-        Some(row) => views(conn, team, vec![row])?.pop(),
-        None => None,
-    })
+/// The item in the team, as a view, in one statement (`view`).
+fn read_view(
+    conn: &mut DbConnection,
+    team: &str,
+    pick: Pick<'_>,
+) -> DbResult<Option<FeedbackView>> {
+    Ok(view::read(conn, team, pick)?.pop())
 }
 
 #[async_trait]
@@ -201,7 +190,7 @@ impl FeedbackStore for DieselStore {
         self.run_read_cached(
             |cache| &cache.items,
             Some(key),
-            move |conn| tx::read(conn, |conn| read_view(conn, &team, Key::Id(id))),
+            move |conn| read_view(conn, &team, Pick::Id(&id)),
         )
         .await
     }
@@ -222,7 +211,7 @@ impl FeedbackStore for DieselStore {
         url_id: &str,
     ) -> StoreResult<Option<FeedbackView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run_read(move |conn| read_view(conn, &team, Key::UrlId(url_id)))
+        self.run_read(move |conn| read_view(conn, &team, Pick::UrlId(&url_id)))
             .await
     }
 
@@ -241,7 +230,7 @@ impl FeedbackStore for DieselStore {
                 if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
                     return Ok(None);
                 }
-                read_view(conn, &team, Key::Id(id))
+                read_view(conn, &team, Pick::Id(&id))
             },
             |conn, before, after| {
                 let (team, id) = (

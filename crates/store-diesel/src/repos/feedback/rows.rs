@@ -1,25 +1,18 @@
-//! The feedback tables' rows, their conversions to domain values, and the batched loads that
-//! turn item rows into views (their boards and people in one query each, whatever the count).
-
-use std::collections::HashMap;
+//! The feedback tables' rows and their conversions to domain values (an item's view is read
+//! in `view`).
 
 use diesel::prelude::*;
 use sounding_domain::{
-    feedback::{BoardRef, Feedback, FeedbackStatus, FeedbackView, Priority},
+    feedback::{Feedback, FeedbackStatus, Priority},
     feedback_comment::FeedbackComment,
     feedback_vote::FeedbackVote,
 };
 use time::PrimitiveDateTime;
 
-use super::super::{
-    from_db_time, parse_id, parse_json_object, subscribers::people_by_id, to_db_time,
-    to_json_object,
-};
+use super::super::{from_db_time, parse_id, parse_json_object, to_db_time, to_json_object};
 use crate::{
-    connection::DbConnection,
     error::{DbError, DbResult},
-    one_of::{distinct, one_of},
-    schema::{feedback, feedback_boards, feedback_comments, feedback_follows, feedback_votes},
+    schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
 };
 
 /// A whole `feedback` row. Also read by name from the list's hand-written SQL.
@@ -219,85 +212,3 @@ impl CommentRow {
 }
 
 super::super::follows::follows!(feedback_follows, feedback_id);
-
-/// The team's boards among `ids` as shown with an item, by id, in one query (by primary key,
-/// the team checked on the rows: see `people_by_id`).
-fn boards_by_id<'a>(
-    conn: &mut DbConnection,
-    team: &str,
-    ids: impl IntoIterator<Item = &'a str>,
-) -> DbResult<HashMap<String, BoardRef>> {
-    let ids = distinct(ids);
-    if ids.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let columns = (
-        feedback_boards::id,
-        feedback_boards::team_id,
-        feedback_boards::name,
-        feedback_boards::slug,
-        feedback_boards::is_public,
-    );
-    type Columns = (String, String, String, String, bool);
-    let rows: Vec<Columns> = feedback_boards::table
-        .filter(one_of(feedback_boards::id, ids))
-        .select(columns)
-        .load(conn)?;
-    rows.into_iter()
-        .filter(|(_, board_team, ..)| board_team == team)
-        .map(|(id, _, name, slug, is_public)| {
-            let board = BoardRef {
-                id: parse_id("feedback_boards.id", &id)?,
-                name,
-                slug,
-                is_public,
-            };
-            Ok((id, board))
-        })
-        .collect()
-}
-
-/// The views of `rows`, in their order: three queries (boards, creators and last editors,
-/// tags) however many rows there are, none when there are none.
-pub(super) fn views(
-    conn: &mut DbConnection,
-    team: &str,
-    rows: Vec<FeedbackRow>,
-) -> DbResult<Vec<FeedbackView>> {
-    let boards = boards_by_id(
-        conn,
-        team,
-        rows.iter().filter_map(|r| r.board_id.as_deref()),
-    )?;
-    let people = people_by_id(
-        conn,
-        team,
-        rows.iter().flat_map(|r| {
-            std::iter::once(r.creator_id.as_str()).chain(r.last_modified_by_id.as_deref())
-        }),
-    )?;
-    let mut tags =
-        super::super::tags::tags_of_items(conn, team, rows.iter().map(|r| r.id.as_str()))?;
-    rows.into_iter()
-        .map(|row| {
-            let tags = tags.remove(&row.id).unwrap_or_default();
-            let board = row.board_id.as_ref().and_then(|id| boards.get(id)).cloned();
-            let creator = people.get(&row.creator_id).cloned();
-            let last_modified_by = row
-                .last_modified_by_id
-                .as_ref()
-                .and_then(|id| people.get(id))
-                .cloned();
-            let (vote_count, comment_count) = (row.vote_count, row.comment_count);
-            Ok(FeedbackView {
-                feedback: row.into_feedback()?,
-                board,
-                creator,
-                last_modified_by,
-                vote_count,
-                comment_count,
-                tags,
-            })
-        })
-        .collect()
-}
