@@ -52,6 +52,8 @@ impl Clock for ManualClock {
 pub enum Engine {
     Sqlite,
     Postgres,
+    /// `memory://`: the in-memory store, nothing on disk.
+    Memory,
 }
 
 pub struct TestApp {
@@ -62,6 +64,7 @@ pub struct TestApp {
     pub key: String,
     pub team_id: String,
     pub database_url: String,
+    pub engine: Engine,
     _dir: tempfile::TempDir,
 }
 
@@ -84,6 +87,7 @@ impl TestApp {
         let database_url = match engine {
             Engine::Sqlite => format!("sqlite://{}", dir.path().join("sounding.db").display()),
             Engine::Postgres => crate::pg::fresh_database(&crate::pg::require_postgres()?),
+            Engine::Memory => sounding_server::MEMORY_URL.to_owned(),
         };
         let mut config = Config::new(database_url.clone());
         config.bind = "127.0.0.1:0".into();
@@ -105,9 +109,20 @@ impl TestApp {
             key: created.secret.expose().to_owned(),
             team_id: created.team.id.to_string(),
             database_url,
+            engine,
             running,
             _dir: dir,
         })
+    }
+
+    /// True (and says why on stderr) when this test cannot run on the in-memory engine: it
+    /// reaches into the database, or needs it to outlive the process.
+    pub fn skips_memory(&self, why: &str) -> bool {
+        let skip = self.engine == Engine::Memory;
+        if skip {
+            eprintln!("skipped on memory://: {why}");
+        }
+        skip
     }
 
     /// POST `/v1/<op>` with a JSON body and an optional bearer token.

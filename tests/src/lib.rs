@@ -1,5 +1,6 @@
 //! Shared helpers for Sounding's black-box tests: a real server on a real TCP port, on
-//! SQLite or PostgreSQL, and a thin JSON client for its operations.
+//! SQLite, PostgreSQL or the in-memory store (`memory://`), and a thin JSON client for its
+//! operations.
 
 pub mod bin;
 pub mod client;
@@ -32,6 +33,16 @@ macro_rules! engine_tests {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
                     if let Some(app) = $crate::TestApp::spawn($crate::Engine::Postgres).await {
+                        super::$name(app).await;
+                    }
+                }
+            )*
+        }
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::Memory).await {
                         super::$name(app).await;
                     }
                 }

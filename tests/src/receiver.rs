@@ -476,5 +476,13 @@ macro_rules! engine_cases {
                 }
             )*
         }
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    super::$name($crate::Engine::Memory).await;
+                }
+            )*
+        }
     };
 }

@@ -600,6 +600,11 @@ async fn visits_count_once_per_viewer_per_two_minutes_postgres() {
     visits_count_once_per_viewer_per_two_minutes(Engine::Postgres).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn visits_count_once_per_viewer_per_two_minutes_memory() {
+    visits_count_once_per_viewer_per_two_minutes(Engine::Memory).await;
+}
+
 async fn the_team_creates_topics_on_any_stage_published_at_once(app: TestApp) {
     let (roadmap, ideas, secret) = setup(&app).await;
     // Moderation holds public topics, not the team's own.

@@ -29,6 +29,11 @@ async fn feedback_lists_take_a_created_at_range_from_to_postgres() {
     feedback_lists_take_a_created_at_range_from_to(Engine::Postgres).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn feedback_lists_take_a_created_at_range_from_to_memory() {
+    feedback_lists_take_a_created_at_range_from_to(Engine::Memory).await;
+}
+
 async fn board_public_is_meta_is_public(app: TestApp) {
     let private = app
         .board(json!({"name": "Internal", "public": false}))

@@ -221,6 +221,10 @@ async fn a_hung_receiver_times_out_and_is_retried(engine: Engine) {
 }
 
 async fn an_instance_with_webhooks_off_leaves_delivery_to_another(engine: Engine) {
+    if engine == Engine::Memory {
+        eprintln!("skipped on memory://: a second server cannot share the in-memory store");
+        return;
+    }
     let off = |config: &mut Config| {
         fast_webhooks(config);
         config.webhooks.enabled = false;

@@ -30,7 +30,8 @@ use crate::config::{self, Config, Flags};
     after_help = "Configuration comes from SOUNDING_* environment variables; see docs/configuration.md."
 )]
 struct Cli {
-    /// Database URL (sqlite://PATH or postgres://...); overrides SOUNDING_DATABASE_URL.
+    /// Database URL (sqlite://PATH, postgres://... or memory://); overrides
+    /// SOUNDING_DATABASE_URL.
     #[arg(long, global = true, value_name = "URL")]
     database: Option<String>,
 
@@ -201,7 +202,18 @@ fn fail(failure: &Failure) -> ExitCode {
 }
 
 async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
-    match command.unwrap_or(Command::Serve(ServeArgs::default())) {
+    let command = command.unwrap_or(Command::Serve(ServeArgs::default()));
+    if crate::is_memory(&config.database_url) && !matches!(command, Command::Serve(_)) {
+        return Err(Failure {
+            code: 2,
+            message: format!(
+                "{} keeps nothing between processes, so only `serve` can use it; manage a \
+                 server on it through its HTTP API",
+                crate::MEMORY_URL
+            ),
+        });
+    }
+    match command {
         Command::Serve(_) => serve(config).await,
         Command::Migrate => migrate(&config).await,
         Command::Team(TeamCommand::Create {
@@ -363,9 +375,16 @@ async fn migrate(config: &Config) -> Result<(), Failure> {
 }
 
 async fn serve(config: Config) -> Result<(), Failure> {
+    let in_memory = crate::is_memory(&config.database_url);
     let running = crate::start(config, crate::system_clock()).await?;
     if let Some(created) = &running.bootstrap {
         print_lines(&bootstrap_banner(created))?;
+    }
+    if in_memory {
+        print_line(
+            "The data is kept in memory only: nothing is written to disk, and everything is \
+             forgotten when the server stops.",
+        )?;
     }
     tokio::spawn(stop_on_signals(running.handle()));
     running.wait().await?;

@@ -319,13 +319,13 @@ fn database_url(source: &str, raw: &str) -> Result<String, ConfigError> {
         ["sqlite", "postgres", "postgresql"].contains(&scheme.as_str())
             && !rest.trim_start_matches('/').is_empty()
     });
-    if known {
+    if known || crate::is_memory(url) {
         Ok(url.to_owned())
     } else {
         // Never echo the value: a PostgreSQL URL may carry a password.
         Err(ConfigError::new(
             source,
-            "must be a sqlite://PATH or postgres://USER@HOST/DB URL",
+            "must be a sqlite://PATH or postgres://USER@HOST/DB URL, or memory://",
         ))
     }
 }
@@ -687,11 +687,16 @@ mod tests {
         let msg = message(&[(DATABASE_URL, "mysql://root:hunter2@db/x")]);
         assert_eq!(
             msg,
-            "SOUNDING_DATABASE_URL must be a sqlite://PATH or postgres://USER@HOST/DB URL"
+            "SOUNDING_DATABASE_URL must be a sqlite://PATH or postgres://USER@HOST/DB URL, or memory://"
         );
         assert!(parse(&[(DATABASE_URL, "sqlite://")]).is_err());
         assert!(parse(&[(DATABASE_URL, "nothing")]).is_err());
-        for ok in ["postgresql://u@h/d", "sqlite:rel.db", "SQLITE:///abs.db"] {
+        for ok in [
+            "postgresql://u@h/d",
+            "sqlite:rel.db",
+            "SQLITE:///abs.db",
+            "memory://",
+        ] {
             assert!(parse(&[(DATABASE_URL, ok)]).is_ok(), "{ok}");
         }
     }

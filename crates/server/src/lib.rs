@@ -6,6 +6,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod retention;
+mod storage;
 mod telemetry;
 pub mod webhook_worker;
 
@@ -17,17 +18,19 @@ use rand::{distributions::Alphanumeric, rngs::OsRng, Rng as _};
 use retention::RetentionTask;
 use sounding_app::teams::{bootstrap_default_team, CreatedTeam};
 use sounding_domain::{
-    ports::{Clock, SettingsStore as _, Store},
+    ports::{Clock, Store},
     webhook::TargetPolicy,
 };
 use sounding_http_actix::{http_server, ApiState, HttpOptions, JwtCodec, RateLimits};
-use sounding_store_diesel::{DieselStore, PoolOptions};
 use sounding_webhooks::{ReqwestSender, SenderOptions, SystemHostResolver};
 use tokio::{sync::Notify, task::JoinHandle};
 use webhook_worker::WebhookWorker;
 
 pub use clock::SystemClock;
 pub use config::{Config, ConfigError, Flags, JwtSecret, LogFormat, WebhookConfig};
+use storage::Storage;
+pub(crate) use storage::{connect, open_store};
+pub use storage::{is_memory, MEMORY_URL};
 
 /// The settings row that keeps a generated JWT secret, shared by every instance.
 pub const JWT_SECRET_SETTING: &str = "jwt_secret";
@@ -44,7 +47,8 @@ pub struct Running {
     pub addr: SocketAddr,
     /// Team `Default` and its owner key, when this start created them (first start only).
     pub bootstrap: Option<CreatedTeam>,
-    pub store: Arc<DieselStore>,
+    /// The store the server runs on (a database, or memory).
+    pub store: Arc<dyn Store>,
     handle: ServerHandle,
     join: JoinHandle<io::Result<()>>,
     worker: Option<WebhookWorker>,
@@ -96,14 +100,12 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     // Wakes this instance's webhook worker after each commit that wrote outbox events, so
     // they go out at once rather than at the next poll.
     let outbox_signal = Arc::new(Notify::new());
-    let store = Arc::new(
-        open_store(&config.database_url, config.read_cache_mb * 1024 * 1024)
-            .await?
-            .on_events_committed({
-                let signal = outbox_signal.clone();
-                Arc::new(move || signal.notify_one())
-            }),
-    );
+    let storage = Storage::open(&config.database_url, config.read_cache_mb * 1024 * 1024, {
+        let signal = outbox_signal.clone();
+        Arc::new(move || signal.notify_one())
+    })
+    .await?;
+    let store = storage.store();
 
     let secret = match &config.jwt_secret {
         Some(secret) => secret.expose().to_owned(),
@@ -127,7 +129,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         .context("cannot create the default team")?;
 
     let state = ApiState {
-        store: store.clone() as Arc<dyn Store>,
+        store: store.clone(),
         clock: clock.clone(),
         tokens: Arc::new(tokens),
         limits: RateLimits {
@@ -146,7 +148,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         client_request_timeout: config.request_head_timeout,
         request_body_timeout: config.request_body_timeout,
         // The store's queries run on the blocking pool, at most one per pooled connection.
-        max_blocking_threads: usize::try_from(store.max_connections()).ok(),
+        max_blocking_threads: storage.max_connections(),
         ..HttpOptions::default()
     };
     let server = http_server(listener, state, options).context("cannot start the HTTP server")?;
@@ -180,15 +182,9 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         let worker_connections = u32::try_from(per_target)
             .unwrap_or(u32::MAX)
             .saturating_add(1);
-        let worker_store = {
-            let store = store.clone();
-            tokio::task::spawn_blocking(move || store.with_own_pool(worker_connections))
-                .await
-                .map_err(|e| anyhow!("opening the webhook worker's pool panicked: {e}"))?
-                .context("cannot open the webhook worker's database pool")?
-        };
+        let worker_store = storage.for_worker(worker_connections).await?;
         Some(WebhookWorker::spawn(
-            Arc::new(worker_store) as Arc<dyn Store>,
+            worker_store,
             Arc::new(sender),
             clock,
             outbox_signal,
@@ -208,39 +204,6 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         worker,
         retention,
     })
-}
-
-/// Connects to the database and applies pending migrations. `read_cache_bytes`: the SQLite
-/// read cache's budget (0: none; the admin commands, which live for one command, keep none).
-pub(crate) async fn open_store(
-    database_url: &str,
-    read_cache_bytes: u64,
-) -> anyhow::Result<DieselStore> {
-    let store = connect(database_url, read_cache_bytes).await?;
-    // The adapter logs the versions it applied.
-    store
-        .migrate()
-        .await
-        .context("cannot migrate the database")?;
-    Ok(store)
-}
-
-/// Connects without migrating. Building the pool may block (file creation, first PostgreSQL
-/// handshake), so it runs off the async workers.
-pub(crate) async fn connect(
-    database_url: &str,
-    read_cache_bytes: u64,
-) -> anyhow::Result<DieselStore> {
-    let url = database_url.to_owned();
-    let shown = redact_url(database_url);
-    let options = PoolOptions {
-        read_cache_bytes,
-        ..PoolOptions::default()
-    };
-    tokio::task::spawn_blocking(move || DieselStore::connect_with(&url, options))
-        .await
-        .map_err(|e| anyhow!("connecting to the database panicked: {e}"))?
-        .with_context(|| format!("cannot open the database {shown}"))
 }
 
 /// 64 alphanumeric characters from the operating system's CSPRNG.

@@ -14,7 +14,7 @@ mod webhooks;
 
 use std::{
     collections::{HashMap, HashSet},
-    sync::{Mutex, MutexGuard},
+    sync::{Arc, Mutex, MutexGuard},
 };
 
 use async_trait::async_trait;
@@ -73,7 +73,13 @@ struct State {
     /// Subscribers erased by `subscribers.delete`: kept for their comments and votes, gone
     /// for administration.
     deleted_subscribers: HashSet<SubscriberId>,
+    /// Called after each change that appended events (`MemoryStore::on_events_committed`).
+    events_committed: Option<EventsCommitted>,
 }
+
+/// What `MemoryStore::on_events_committed` calls: it must not block (it runs under the store's
+/// lock), as a `tokio::sync::Notify::notify_one` does not.
+pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 
 #[derive(Default)]
 pub struct MemoryStore {
@@ -83,6 +89,13 @@ pub struct MemoryStore {
 impl MemoryStore {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Calls `callback` after every change that appended outbox events: the webhook worker's
+    /// wake-up call, as `DieselStore::on_events_committed` is on a database.
+    pub fn on_events_committed(self, callback: EventsCommitted) -> Self {
+        self.state().events_committed = Some(callback);
+        self
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -106,6 +119,9 @@ impl State {
             occurred_at: e.occurred_at,
             payload: e.payload.clone(),
         }));
+        if let (false, Some(callback)) = (events.is_empty(), &self.events_committed) {
+            callback();
+        }
     }
 
     fn board_view(&self, board: &Board) -> BoardView {
