@@ -12,7 +12,7 @@ use sounding_app::{
 use sounding_domain::{
     access::Role,
     event::StoredEvent,
-    ports::{Clock, OutboxStore, SubscriberStore, TopicStore},
+    ports::Clock,
     SubscriberId, TeamId, Timestamp, TopicId,
 };
 use sounding_server::{Config, Running};

@@ -5,7 +5,6 @@ use serde_json::{json, Value};
 use sounding_domain::{
     access::Role,
     api_key::{hash_key, ApiKey},
-    ports::AccessStore,
     TeamId, UserId,
 };
 use sounding_tests::{client::assert_timestamp, client::field_names, engine_tests, TestApp};
