@@ -10,10 +10,7 @@ use sounding_app::{
     teams::{create_team, NewTeam},
 };
 use sounding_domain::{
-    access::Role,
-    event::StoredEvent,
-    ports::Clock,
-    SubscriberId, TeamId, Timestamp, TopicId,
+    access::Role, event::StoredEvent, ports::Clock, SubscriberId, TeamId, Timestamp, TopicId,
 };
 use sounding_server::{Config, Running};
 

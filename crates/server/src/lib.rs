@@ -64,6 +64,15 @@ impl Running {
         }
     }
 
+    /// Stops at once: open connections are closed without waiting for the requests on them
+    /// (the webhook worker still finishes its attempts under way).
+    pub async fn stop_now(self) {
+        self.handle.stop(false).await;
+        if let Err(e) = self.wait().await {
+            tracing::warn!("server ended with an error: {e:#}");
+        }
+    }
+
     /// `http://<addr>`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
