@@ -23,11 +23,14 @@ pub struct TestServer {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// A change to the configuration before the start ([`TestServerBuilder::configure`]).
+type Adjust = Box<dyn FnOnce(&mut Config) + Send>;
+
 /// How to start a [`TestServer`]: `TestServer::builder().sqlite().start().await`.
 #[derive(Default)]
 pub struct TestServerBuilder {
     sqlite: bool,
-    adjust: Option<Box<dyn FnOnce(&mut Config) + Send>>,
+    adjust: Option<Adjust>,
 }
 
 impl TestServerBuilder {
