@@ -12,7 +12,7 @@ use crate::{bench, clients, deps, openapi, test, util};
 type Step = fn() -> Result<u8>;
 
 pub fn run() -> Result<u8> {
-    let steps: [(&str, Step); 7] = [
+    let steps: [(&str, Step); 9] = [
         ("cargo fmt --all -- --check", || {
             cargo(&["fmt", "--all", "--", "--check"])
         }),
@@ -30,6 +30,17 @@ pub fn run() -> Result<u8> {
             },
         ),
         ("cargo xtask check-deps", deps::run),
+        // The crates' documentation builds without a broken link or a missing doc.
+        (
+            "cargo doc --workspace --no-deps (RUSTDOCFLAGS=-D warnings)",
+            || {
+                let mut doc = util::cargo(["doc", "--workspace", "--no-deps"]);
+                doc.env("RUSTDOCFLAGS", "-D warnings");
+                Ok(util::exit_code(util::run(&mut doc)?))
+            },
+        ),
+        // The embedding example runs, in memory and on a SQLite file.
+        ("cargo run -p sounding-app --example embed", embed_example),
         ("cargo xtask openapi --check", || {
             openapi::run(&["--check".to_owned()])
         }),
@@ -51,6 +62,27 @@ pub fn run() -> Result<u8> {
     }
     println!("\nxtask ci: all steps passed");
     Ok(0)
+}
+
+fn embed_example() -> Result<u8> {
+    let code = cargo(&["run", "-q", "-p", "sounding-app", "--example", "embed"])?;
+    if code != 0 {
+        return Ok(code);
+    }
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("embed.db");
+    let file = file.to_string_lossy();
+    cargo(&[
+        "run",
+        "-q",
+        "-p",
+        "sounding-app",
+        "--example",
+        "embed",
+        "--",
+        "--sqlite",
+        &file,
+    ])
 }
 
 fn cargo(args: &[&str]) -> Result<u8> {

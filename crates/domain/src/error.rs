@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// The things the service can fail to find, named in "<Thing> not found" messages.
+/// The things the service can fail to find, named in "`<Thing>` not found" messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entity {
     Team,

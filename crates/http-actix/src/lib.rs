@@ -1,7 +1,7 @@
 //! Sounding's HTTP JSON API on actix-web: the driving adapter. Requests are parsed
-//! ([`params`]), authenticated ([`auth`]), rate limited ([`rate_limit`]) and handed to one use
-//! case of `sounding-app` each ([`routes`]); results are rendered as the DTOs of [`dto`] and
-//! failures as the JSON error body of [`error`].
+//! (module `params`), authenticated (`auth`), rate limited (`rate_limit`) and handed to one use
+//! case of `sounding-app` each (`routes`); results are rendered as the DTOs of `dto` and
+//! failures as the JSON error body of `error`.
 //!
 //! The server crate calls [`http_server`] with an [`ApiState`]; tests may also use
 //! [`openapi_document`] and [`JwtCodec`].
