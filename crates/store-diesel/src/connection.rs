@@ -42,7 +42,9 @@ pub(crate) use per_backend;
 /// The database engine behind a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Engine {
+    /// SQLite, in a file (`sqlite://PATH`): the embedded default.
     Sqlite,
+    /// PostgreSQL (`postgres://…`): for several instances on one database.
     Postgres,
 }
 

@@ -14,38 +14,61 @@ use crate::connection::Engine;
 /// Why a database could not be opened or brought up to date. The messages say what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
+    /// The URL's scheme is neither `sqlite` nor `postgres`/`postgresql` (the scheme given).
     #[error("unsupported database URL scheme '{0}': use sqlite://path or postgres://...")]
     UnsupportedScheme(String),
     #[error(
         "the database URL has no scheme: use sqlite://path/to/file.db or \
          postgres://user:password@host:5432/database"
     )]
+    /// The URL has no `scheme://` at all.
     MissingScheme,
     #[error("the SQLite database URL names no file: use sqlite://path/to/file.db")]
+    /// `sqlite://` with nothing after it.
     MissingSqlitePath,
     #[error(
         "in-memory SQLite is not supported (every pooled connection would see its own empty \
          database): use sqlite://path/to/file.db"
     )]
+    /// `sqlite://:memory:` (or a `mode=memory` URL): refused, see the message.
     SqliteInMemory,
     #[error("the connection pool needs at least one connection (max_connections is 0)")]
+    /// `PoolOptions::max_connections` is 0.
     EmptyPool,
     #[error("could not create the directory {path} for the SQLite database: {source}")]
+    /// The SQLite file's directory is missing and could not be created.
     CreateDirectory {
+        /// The directory.
         path: PathBuf,
+        /// Why it could not be created.
         #[source]
         source: std::io::Error,
     },
     #[error("could not create the SQLite database file {path}: {source}")]
+    /// The SQLite file is missing and could not be created.
     CreateFile {
+        /// The file.
         path: PathBuf,
+        /// Why it could not be created.
         #[source]
         source: std::io::Error,
     },
     #[error("could not open the {engine} database: {reason}")]
-    Open { engine: Engine, reason: String },
+    /// The first connection failed (server unreachable, bad credentials, unreadable file).
+    Open {
+        /// The engine the URL named.
+        engine: Engine,
+        /// The driver's message, passwords never included.
+        reason: String,
+    },
     #[error("could not migrate the {engine} database: {reason}")]
-    Migration { engine: Engine, reason: String },
+    /// A pending migration failed; the database is left as the failed migration found it.
+    Migration {
+        /// The engine migrated.
+        engine: Engine,
+        /// The migration's error.
+        reason: String,
+    },
 }
 
 /// What can go wrong inside the adapter, before it is told to the use case as a `StoreError`.

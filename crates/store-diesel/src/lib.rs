@@ -1,6 +1,30 @@
+#![warn(missing_docs)]
 //! Sounding's storage ports on diesel: one code path for SQLite and PostgreSQL, the engine
 //! chosen at run time by the database URL. `DieselStore` is the adapter; `repos/` holds one
-//! file per resource, `connection` the pool, `tx` the transaction helpers.
+//! file per resource, `connection` the pool, `tx` the transaction helpers. docs/storage.md
+//! says how it keeps every acknowledged write and what each read costs.
+//!
+//! Connect, migrate (the migrations are embedded), then use it through the ports:
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use sounding_domain::ports::{SettingsStore, TeamStore};
+//! use sounding_store_diesel::{DieselStore, Engine};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let url = format!("sqlite://{}", dir.path().join("sounding.db").display());
+//! // Opening may create the file and its folder: off the async workers.
+//! let store = tokio::task::spawn_blocking(move || DieselStore::connect(&url))
+//!     .await
+//!     .unwrap()
+//!     .unwrap();
+//! assert_eq!(store.engine(), Engine::Sqlite);
+//! assert!(!store.migrate().await.unwrap().is_empty(), "a new file gets every migration");
+//! assert!(store.migrate().await.unwrap().is_empty(), "and only once");
+//! assert!(!store.any_team().await.unwrap());
+//! assert_eq!(store.get_or_init_setting("k", "v").await.unwrap(), "v");
+//! # });
+//! ```
 
 mod checkpoint;
 mod connection;
@@ -79,6 +103,7 @@ impl DieselStore {
         Self::connect_with(database_url, PoolOptions::default())
     }
 
+    /// [`DieselStore::connect`] with the pool sized and the read cache budgeted by `options`.
     pub fn connect_with(
         database_url: &str,
         options: PoolOptions,
@@ -174,10 +199,12 @@ impl DieselStore {
     }
 
     /// The most connections this store's pool opens.
+    /// The most queries this store runs at once (its pool's size).
     pub fn max_connections(&self) -> u32 {
         self.pool.max_size()
     }
 
+    /// The engine behind this store.
     pub fn engine(&self) -> Engine {
         self.engine
     }

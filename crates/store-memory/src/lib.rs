@@ -1,6 +1,33 @@
-//! An in-memory implementation of every Sounding storage port: for tests, and for embedding
-//! the domain without a database. One mutex guards all state, so each port method is atomic,
-//! as the database adapters' transactions are.
+#![warn(missing_docs)]
+//! An in-memory implementation of every Sounding storage port: for tests, for embedding the
+//! domain without a database, and for the whole server under `sounding serve --database
+//! memory://`. One mutex guards all state, so each port method is atomic, as the database
+//! adapters' transactions are, and it answers the same port-contract suite as they do (the
+//! same rules, the same conflicts).
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use sounding_domain::{
+//!     ports::{SettingsStore, SubscriberStore},
+//!     subscriber::Identify,
+//!     TeamId, Timestamp,
+//! };
+//! use sounding_store_memory::MemoryStore;
+//!
+//! let store = MemoryStore::new();
+//! let (team, now) = (TeamId::new(), Timestamp::from_unix_seconds(1_800_000_000).unwrap());
+//! let jane = Identify::new(Some("jane@example.com"), None, None, None, None).unwrap();
+//! let (first, created) = store.identify(team, &jane, now).await.unwrap();
+//! assert!(created);
+//! // The same e-mail in the same team is the same subscriber.
+//! let (again, created) = store.identify(team, &jane, now).await.unwrap();
+//! assert_eq!((again.id, created), (first.id, false));
+//!
+//! // A setting is written once; later calls read what the first wrote.
+//! assert_eq!(store.get_or_init_setting("k", "first").await.unwrap(), "first");
+//! assert_eq!(store.get_or_init_setting("k", "second").await.unwrap(), "first");
+//! # });
+//! ```
 
 mod access;
 mod documents;
@@ -81,12 +108,15 @@ struct State {
 /// lock), as a `tokio::sync::Notify::notify_one` does not.
 pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 
+/// Every storage port in memory: `Arc<MemoryStore>` is a whole `sounding_domain::ports::Store`.
+/// Nothing is written anywhere; the data lives as long as the value.
 #[derive(Default)]
 pub struct MemoryStore {
     state: Mutex<State>,
 }
 
 impl MemoryStore {
+    /// An empty store: no team, no data.
     pub fn new() -> Self {
         Self::default()
     }

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! A real Sounding API for another project's tests, started in-process: the same server the
 //! `sounding` binary runs (HTTP over real TCP on 127.0.0.1, validation, auth, rate limits,
 //! webhooks), in memory by default or on a temporary SQLite file, gone when it is dropped.
