@@ -1,5 +1,6 @@
-//! Embeds `../../migrations` (one folder per migration, for both engines; its README says how)
-//! as `$OUT_DIR/migrations.rs`, read by src/migrations.rs. A folder whose files do not give
+//! Embeds `migrations` (one folder per migration, for both engines; its README says how) as
+//! `$OUT_DIR/migrations.rs`, read by src/migrations.rs. In the workspace `migrations` is a
+//! symbolic link to the top-level `migrations/`; a packaged crate carries the files themselves. A folder whose files do not give
 //! each engine an `up` and a `down` fails the build here, not a server's start.
 
 use std::{env, fs, path::Path};
@@ -15,7 +16,7 @@ const FILES: [(&str, &str); 6] = [
 ];
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
     // Cargo scans a directory given here recursively: a migration added, removed or edited
     // reruns this script.
     println!("cargo:rerun-if-changed={}", root.display());

@@ -12,7 +12,7 @@ use crate::{bench, clients, deps, openapi, test, util};
 type Step = fn() -> Result<u8>;
 
 pub fn run() -> Result<u8> {
-    let steps: [(&str, Step); 9] = [
+    let steps: [(&str, Step); 10] = [
         ("cargo fmt --all -- --check", || {
             cargo(&["fmt", "--all", "--", "--check"])
         }),
@@ -37,6 +37,23 @@ pub fn run() -> Result<u8> {
                 let mut doc = util::cargo(["doc", "--workspace", "--no-deps"]);
                 doc.env("RUSTDOCFLAGS", "-D warnings");
                 Ok(util::exit_code(util::run(&mut doc)?))
+            },
+        ),
+        // The crates meant for others package (metadata, versions, files); building each
+        // from its tarball is left to a release (`cargo package` without `--no-verify`).
+        (
+            "cargo package --workspace --exclude xtask --exclude sounding-tests --no-verify",
+            || {
+                cargo(&[
+                    "package",
+                    "--workspace",
+                    "--exclude",
+                    "xtask",
+                    "--exclude",
+                    "sounding-tests",
+                    "--no-verify",
+                    "--allow-dirty",
+                ])
             },
         ),
         // The embedding example runs, in memory and on a SQLite file.
