@@ -10,11 +10,19 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// A board's settings, read and written as its `meta` object (`isPublic`,
+/// `allowPublicSubmissions`, `requireModeration`, `color`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardMeta {
+    /// Outsiders may see it and its published items; when `false`, only team members may.
     pub is_public: bool,
+    /// Whether `public/feedbacks.create` may post to it; `false` refuses subscribers with 403
+    /// `This board does not accept public submissions`.
     pub allow_public_submissions: bool,
+    /// Public submissions to it start unpublished, awaiting moderation (as all do when the
+    /// team's `publicBoardModeration` is on).
     pub require_moderation: bool,
+    /// Uppercase `#RRGGBB`; `None` until set, or once cleared.
     pub color: Option<String>,
 }
 
@@ -33,14 +41,20 @@ impl Default for BoardMeta {
 /// Changes to a board's meta; only the four documented keys are read, others are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoardMetaPatch {
+    /// `isPublic`; `None` leaves the setting as it is.
     pub is_public: Option<bool>,
+    /// `allowPublicSubmissions`; `None` leaves the setting as it is.
     pub allow_public_submissions: Option<bool>,
+    /// `requireModeration`; `None` leaves the setting as it is.
     pub require_moderation: Option<bool>,
     /// `Some(None)` clears the color.
     pub color: Option<Option<String>>,
 }
 
 impl BoardMetaPatch {
+    /// Reads a client's `meta`: a key absent or `null` changes nothing (but `color: null`
+    /// clears the color). Refused when `meta` is not an object, a flag is not a boolean, or the
+    /// color is not `#RRGGBB`; the color's error comes first.
     pub fn from_json(value: &Value) -> DomainResult<Self> {
         let Value::Object(map) = value else {
             return Err(DomainError::invalid("meta must be an object"));
@@ -72,48 +86,91 @@ impl BoardMetaPatch {
     }
 }
 
+/// A feedback board as stored: a named, ordered container of the team's feedback.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Board {
+    /// Time-ordered UUID made at creation.
     pub id: BoardId,
+    /// The owning team; every operation on the board is scoped to it.
     pub team_id: TeamId,
+    /// Display name: 1–255 characters after trimming.
     pub name: String,
+    /// Url slug: 1–100 characters of `a-z`, `0-9` and single `-` between words, unique
+    /// within the team.
     pub slug: String,
+    /// Free text of up to 50,000 characters; empty when not given.
     pub description: String,
+    /// Display position, 0..=1,000,000; board lists are ordered by it.
     pub order: i64,
+    /// Its settings: visibility, public submissions, moderation, color.
     pub meta: BoardMeta,
+    /// When it was created.
     pub created_at: Timestamp,
+    /// Moves only when an update really changes the board.
     pub updated_at: Timestamp,
 }
 
 /// A board as listed: with the number of feedback items on it, published or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardView {
+    /// The board as stored.
     pub board: Board,
+    /// `feedbackCount`: its items that are not archived, published or not.
     pub feedback_count: i64,
 }
 
 /// A validated `feedback-boards.create`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewBoard {
+    /// Display name, 1–255 characters after trimming.
     pub name: String,
     /// Chosen by the client; otherwise derived from the name and made unique.
     pub slug: Option<String>,
+    /// Up to 50,000 characters after trimming; empty when not given.
     pub description: String,
+    /// The position asked for, 0..=1,000,000; `None` puts the board after the last.
     pub order: Option<i64>,
+    /// The settings given; the others keep [`BoardMeta::default`]'s values.
     pub meta: BoardMetaPatch,
 }
 
 /// The fields of `feedback-boards.create` and `.update` as a client sent them.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BoardFields<'a> {
+    /// `name`, as sent; required at creation, never blank.
     pub name: Option<&'a str>,
+    /// `slug`, as sent; must already be slug-shaped.
     pub slug: Option<&'a str>,
+    /// `description`, as sent.
     pub description: Option<&'a str>,
+    /// `order`, as sent; must be in 0..=1,000,000.
     pub order: Option<i64>,
+    /// `meta`, as sent: an object of settings; `null` is taken as absent.
     pub meta: Option<&'a Value>,
 }
 
 impl NewBoard {
+    /// Validates a `feedback-boards.create`: a missing or blank name is refused before any
+    /// other field is looked at; the rest is checked as [`BoardPatch::new`] checks it.
+    ///
+    /// ```
+    /// use sounding_domain::board::{slug_candidate, BoardFields, NewBoard};
+    ///
+    /// let new = NewBoard::new(BoardFields {
+    ///     name: Some(" Feature Requests "),
+    ///     ..BoardFields::default()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(new.name, "Feature Requests");
+    /// // Without a slug of its own, the board's is derived from the name and made unique.
+    /// assert_eq!(new.slug, None);
+    /// assert_eq!(new.base_slug(), "feature-requests");
+    /// assert_eq!(slug_candidate(&new.base_slug(), 2), "feature-requests-2");
+    /// assert_eq!(
+    ///     NewBoard::new(BoardFields::default()).unwrap_err().to_string(),
+    ///     "name is required"
+    /// );
+    /// ```
     pub fn new(fields: BoardFields<'_>) -> DomainResult<Self> {
         // A missing name is reported before any other field; the rest is read as an update is.
         let name = text::required("name", fields.name, text::NAME_MAX)?;
@@ -135,6 +192,9 @@ impl NewBoard {
         slug::slugify(&self.name, text::SLUG_MAX).unwrap_or_else(|| "board".to_owned())
     }
 
+    /// The board to store: its `slug` and `order` as the caller settled them (unique, in
+    /// range), [`BoardMeta::default`] changed by the settings given, a new id, and `now` as both
+    /// timestamps.
     pub fn into_board(self, team_id: TeamId, slug: String, order: i64, now: Timestamp) -> Board {
         let mut meta = BoardMeta::default();
         self.meta.apply(&mut meta);
@@ -155,14 +215,42 @@ impl NewBoard {
 /// A validated `feedback-boards.update`; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoardPatch {
+    /// New name, 1–255 characters after trimming; a blank one is refused, not ignored.
     pub name: Option<String>,
+    /// New slug, slug-shaped and at most 100 characters; the store checks it is not taken.
     pub slug: Option<String>,
+    /// New description, up to 50,000 characters after trimming; may be empty.
     pub description: Option<String>,
+    /// New position, 0..=1,000,000.
     pub order: Option<i64>,
+    /// Settings to change; empty when `meta` was absent or `null`.
     pub meta: BoardMetaPatch,
 }
 
 impl BoardPatch {
+    /// Validates a `feedback-boards.update`; absent fields stay `None`. Refused: a blank name,
+    /// a slug that is not slug-shaped or longer than 100 characters, an order outside
+    /// 0..=1,000,000, or a bad `meta` (see [`BoardMetaPatch::from_json`]).
+    ///
+    /// ```
+    /// use sounding_domain::board::{BoardFields, BoardPatch};
+    ///
+    /// let patch = BoardPatch::new(BoardFields {
+    ///     order: Some(3),
+    ///     ..BoardFields::default()
+    /// })
+    /// .unwrap();
+    /// assert_eq!((patch.order, patch.name), (Some(3), None));
+    /// let refused = |fields| BoardPatch::new(fields).unwrap_err().to_string();
+    /// assert_eq!(
+    ///     refused(BoardFields { order: Some(1_000_001), ..BoardFields::default() }),
+    ///     "order must be between 0 and 1000000"
+    /// );
+    /// assert_eq!(
+    ///     refused(BoardFields { slug: Some("Feature Requests"), ..BoardFields::default() }),
+    ///     "slug must be 1-100 characters of a-z, 0-9 and single '-' between words"
+    /// );
+    /// ```
     pub fn new(fields: BoardFields<'_>) -> DomainResult<Self> {
         let BoardFields {
             name,

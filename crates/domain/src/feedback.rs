@@ -18,16 +18,24 @@ use crate::{
 /// Custom feedback types are short labels (`bug`, `idea`).
 pub const TYPE_MAX: usize = 50;
 
+/// Where the team stands on a feedback item (`status`). Public submissions start
+/// `InReview`; only the team changes it, and each real change emits `feedback_status_change`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FeedbackStatus {
+    /// `in_review`: not decided on yet; the default of a new item.
     InReview,
+    /// `in_progress`: being worked on.
     InProgress,
+    /// `planned`: accepted, to be worked on later.
     Planned,
+    /// `completed`: done.
     Completed,
+    /// `closed`: settled without being completed; no work is to follow.
     Closed,
 }
 
 impl FeedbackStatus {
+    /// Every status, in the order the API names them.
     pub const ALL: [FeedbackStatus; 5] = [
         FeedbackStatus::InReview,
         FeedbackStatus::InProgress,
@@ -36,6 +44,7 @@ impl FeedbackStatus {
         FeedbackStatus::Closed,
     ];
 
+    /// The name on the wire and in storage (`in_review`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             FeedbackStatus::InReview => "in_review",
@@ -46,6 +55,20 @@ impl FeedbackStatus {
         }
     }
 
+    /// Reads a wire name, exactly (case-sensitive); anything else is refused with a message
+    /// naming the five.
+    ///
+    /// ```
+    /// use sounding_domain::feedback::FeedbackStatus;
+    ///
+    /// assert_eq!(FeedbackStatus::parse("in_progress").unwrap(), FeedbackStatus::InProgress);
+    /// assert_eq!(FeedbackStatus::InProgress.as_str(), "in_progress");
+    /// assert!(FeedbackStatus::parse("In_Progress").is_err());
+    /// assert_eq!(
+    ///     FeedbackStatus::parse("done").unwrap_err().to_string(),
+    ///     "status must be one of in_review, in_progress, planned, completed, closed"
+    /// );
+    /// ```
     pub fn parse(raw: &str) -> DomainResult<Self> {
         Self::ALL
             .into_iter()
@@ -58,15 +81,22 @@ impl FeedbackStatus {
     }
 }
 
+/// How urgent the team deems a feedback item (`priority`); `Medium` unless the team sets
+/// another. Only the team changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Priority {
+    /// `low`: can wait.
     Low,
+    /// `medium`: the default of a new item.
     Medium,
+    /// `high`: to be handled before most.
     High,
+    /// `urgent`: to be handled first.
     Urgent,
 }
 
 impl Priority {
+    /// Every priority, from least to most urgent.
     pub const ALL: [Priority; 4] = [
         Priority::Low,
         Priority::Medium,
@@ -74,6 +104,7 @@ impl Priority {
         Priority::Urgent,
     ];
 
+    /// The name on the wire and in storage (`low`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Priority::Low => "low",
@@ -83,6 +114,8 @@ impl Priority {
         }
     }
 
+    /// Reads a wire name, exactly (case-sensitive); anything else is refused with a message
+    /// naming the four.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         Self::ALL
             .into_iter()
@@ -93,25 +126,47 @@ impl Priority {
     }
 }
 
+/// A feedback item as stored: a request or report posted by a subscriber or by the team,
+/// on one of the team's boards or on none.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Feedback {
+    /// Time-ordered UUID made at creation.
     pub id: FeedbackId,
+    /// The owning team; every operation on the item is scoped to it.
     pub team_id: TeamId,
+    /// The board it is on; `None` when on no board. An update may move it to another board
+    /// but cannot take it off one.
     pub board_id: Option<BoardId>,
     /// Ten `[a-z0-9]` characters, unique per team; survives title changes.
     pub url_id: String,
+    /// Its heading: 1–255 characters after trimming; the url's slug is made from it.
     pub title: String,
+    /// Plain-text body of up to 50,000 characters; empty when not given.
     pub text: String,
+    /// Where the team stands on it.
     pub status: FeedbackStatus,
+    /// How urgent the team deems it.
     pub priority: Priority,
+    /// Custom type label (`type` on the wire, such as `bug` or `idea`), up to [`TYPE_MAX`]
+    /// characters; `None` when none was given.
     pub kind: Option<String>,
+    /// The subscriber who posted it (for the team's own items, the one named by `creatorEmail`
+    /// or standing for the key's user); only they may update or delete it through the public API.
     pub creator_id: SubscriberId,
+    /// Custom JSON object of at most 16 KiB; updates merge into it key by key, and a `null`
+    /// value removes its key.
     pub meta: Meta,
     /// `None` while awaiting moderation.
     pub published_at: Option<Timestamp>,
+    /// When it was archived (by [`Moderation::Archive`] or a merge); `None` when not archived.
+    /// Archived items leave every list but stay readable by id.
     pub archived_at: Option<Timestamp>,
+    /// When it was created; what the `newest` order and the `from`/`to` range go by.
     pub created_at: Timestamp,
+    /// Moves only when a change really alters the item (update, moderation step, merge).
     pub updated_at: Timestamp,
+    /// The subscriber whose update or merge last changed it; `None` until one did.
+    /// Moderation steps leave it as it is.
     pub last_modified_by_id: Option<SubscriberId>,
 }
 
@@ -152,6 +207,8 @@ impl Feedback {
         slug::url_path(&self.title, &self.url_id)
     }
 
+    /// Published and not archived. Says nothing of its board: whether outsiders may read it is
+    /// [`FeedbackView::is_publicly_readable`] (or [`FeedbackReach`]).
     pub fn is_public(&self) -> bool {
         self.published_at.is_some() && self.archived_at.is_none()
     }
@@ -183,9 +240,13 @@ impl Feedback {
 /// The board a feedback item is on, as shown with it (and whether the public may see it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoardRef {
+    /// The board's id.
     pub id: BoardId,
+    /// The board's display name.
     pub name: String,
+    /// The board's url slug, unique within the team.
     pub slug: String,
+    /// Whether outsiders may see the board, and so the item (see [`FeedbackReach`]).
     pub is_public: bool,
 }
 
@@ -193,12 +254,18 @@ pub struct BoardRef {
 /// the store keeps in step with the vote and comment rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackView {
+    /// The item as stored.
     pub feedback: Feedback,
+    /// The board it is on; `None` when on no board.
     pub board: Option<BoardRef>,
     /// `None` only if the creator's row is gone.
     pub creator: Option<SubscriberRef>,
+    /// Whoever `last_modified_by_id` names; `None` when nobody changed it yet, or if their
+    /// row is gone.
     pub last_modified_by: Option<SubscriberRef>,
+    /// `feedbackVotesCount`: its votes, one per subscriber.
     pub vote_count: i64,
+    /// `feedbackCommentsCount`: its comments, private ones included.
     pub comment_count: i64,
     /// Its tags, in `tag::sort_tags` order.
     pub tags: Vec<TagRef>,
@@ -222,8 +289,23 @@ impl FeedbackView {
 
 /// What decides who may read an item, for the checks that need nothing else of it (a vote, a
 /// follow): cheaper to fetch than its view.
+///
+/// ```
+/// use sounding_domain::feedback::FeedbackReach;
+///
+/// let on_no_board = FeedbackReach { published: true, board_is_public: None };
+/// let on_private_board = FeedbackReach { published: true, board_is_public: Some(false) };
+/// let awaiting_moderation = FeedbackReach { published: false, board_is_public: Some(true) };
+/// assert!(on_no_board.is_publicly_readable());
+/// assert!(!on_private_board.is_publicly_readable() && on_private_board.is_for_members());
+/// assert!(!awaiting_moderation.is_publicly_readable() && !awaiting_moderation.is_for_members());
+/// // Archived items stay readable by id, but public lists leave them out.
+/// assert!(on_no_board.is_listed_publicly(false));
+/// assert!(!on_no_board.is_listed_publicly(true));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeedbackReach {
+    /// `published_at` is set: the item is not awaiting moderation.
     pub published: bool,
     /// `None` when it is on no board.
     pub board_is_public: Option<bool>,
@@ -302,6 +384,7 @@ pub enum FeedbackSort {
 }
 
 impl FeedbackSort {
+    /// Reads `sortBy`: `newest`, `top` or `trending`, exactly; anything else is refused.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "newest" => Ok(Self::Newest),
@@ -324,16 +407,23 @@ pub enum FeedbackScope {
     /// none.
     Public,
     /// Everything of the team; archived items too when `include_archived`.
-    Team { include_archived: bool },
+    Team {
+        /// Archived items are listed too, with the rest (`archived: true`); otherwise they are
+        /// left out.
+        include_archived: bool,
+    },
 }
 
 /// A validated `feedbacks.list`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FeedbackQuery {
+    /// Which items it may show: the public's or the team's.
     pub scope: FeedbackScope,
+    /// How the items are ordered (`sortBy`).
     pub sort: FeedbackSort,
     /// Any of these statuses; all when empty.
     pub statuses: Vec<FeedbackStatus>,
+    /// Only items on this board; a board that is not the team's gives an empty list.
     pub board_id: Option<BoardId>,
     /// Only items carrying this tag.
     pub tag_id: Option<TagId>,
@@ -343,13 +433,17 @@ pub struct FeedbackQuery {
     pub trending_since: Timestamp,
     /// Only items created in this range.
     pub created: CreatedRange,
+    /// Which page: `limit` (20 unless given, at most 100) and `offset`.
     pub page: PageRequest,
 }
 
 /// A `createdAt` range, both ends included (`from`/`to` of the lists).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct CreatedRange {
+    /// The earliest `createdAt` included; `None` for no lower bound.
     pub from: Option<Timestamp>,
+    /// The latest `createdAt` included (a date stands for its last millisecond); `None` for
+    /// no upper bound.
     pub to: Option<Timestamp>,
 }
 
@@ -369,6 +463,23 @@ impl CreatedRange {
         Ok(range)
     }
 
+    /// Whether `at` falls in the range, both ends included.
+    ///
+    /// ```
+    /// use sounding_domain::{feedback::CreatedRange, timestamp::Timestamp};
+    ///
+    /// let range = CreatedRange::parse(Some("2026-11-01"), Some("2026-11-02")).unwrap();
+    /// let at = |raw| Timestamp::parse_rfc3339(raw).unwrap();
+    /// assert!(range.contains(at("2026-11-01T00:00:00Z")));
+    /// assert!(range.contains(at("2026-11-02T23:59:59.999Z")));
+    /// assert!(!range.contains(at("2026-11-03T00:00:00Z")));
+    /// assert_eq!(
+    ///     CreatedRange::parse(Some("2026-11-02"), Some("2026-11-01"))
+    ///         .unwrap_err()
+    ///         .to_string(),
+    ///     "to must not be before from"
+    /// );
+    /// ```
     pub fn contains(&self, at: Timestamp) -> bool {
         self.from.is_none_or(|from| at >= from) && self.to.is_none_or(|to| at <= to)
     }
@@ -405,13 +516,32 @@ pub fn search_term(raw: Option<&str>) -> DomainResult<Option<String>> {
 /// Validated content of a feedback creation (team or public).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackDraft {
+    /// Trimmed, 1–255 characters.
     pub title: String,
+    /// Trimmed, up to 50,000 characters; empty when not given.
     pub text: String,
+    /// The `type` label, trimmed, up to [`TYPE_MAX`] characters; `None` when absent or blank.
     pub kind: Option<String>,
+    /// A JSON object of at most 16 KiB and 8 levels; empty when absent or `null`.
     pub meta: Meta,
 }
 
 impl FeedbackDraft {
+    /// Validates a creation's `title`, `text`, `type` (as `kind`) and `meta`. Refused, naming
+    /// the field, when the title is missing or blank, a text is too long, or `meta` is not an
+    /// object within its limits.
+    ///
+    /// ```
+    /// use sounding_domain::{feedback::FeedbackDraft, DomainError};
+    ///
+    /// let draft = FeedbackDraft::new(Some("  Dark mode "), None, Some(" "), None).unwrap();
+    /// assert_eq!(draft.title, "Dark mode");
+    /// assert_eq!((draft.text.as_str(), draft.kind), ("", None));
+    /// assert_eq!(
+    ///     FeedbackDraft::new(Some("   "), Some("Please"), None, None),
+    ///     Err(DomainError::invalid("title is required"))
+    /// );
+    /// ```
     pub fn new(
         title: Option<&str>,
         text: Option<&str>,
@@ -430,16 +560,24 @@ impl FeedbackDraft {
 /// Validated changes of a feedback update; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FeedbackPatch {
+    /// New heading, 1–255 characters after trimming; a blank one is refused, not ignored.
     pub title: Option<String>,
+    /// New body, up to 50,000 characters after trimming; may be empty.
     pub text: Option<String>,
+    /// New `type` label; a blank one is taken as absent, so the stored type stays.
     pub kind: Option<String>,
     /// Merged into the existing meta.
     pub meta: Option<Meta>,
+    /// New status (team only); a real change is reported by [`FeedbackPatch::apply`].
     pub status: Option<FeedbackStatus>,
+    /// New priority (team only).
     pub priority: Option<Priority>,
 }
 
 impl FeedbackPatch {
+    /// The content part of an update (`title`, `text`, `type`, `meta`), as the team and the
+    /// creator may both send it; status and priority stay `None` for the team's caller to set.
+    /// Refused as [`FeedbackDraft::new`] refuses, except that nothing is required.
     pub fn content(
         title: Option<&str>,
         text: Option<&str>,
@@ -459,6 +597,37 @@ impl FeedbackPatch {
     /// Applies the patch; returns the previous status when it really changed. `updatedAt`
     /// moves only when something changed. Refused when the merged meta would be too large
     /// (the item is then to be dropped unsaved).
+    ///
+    /// ```
+    /// # use sounding_domain::{feedback::*, meta::Meta, timestamp::Timestamp};
+    /// # use sounding_domain::{FeedbackId, SubscriberId, TeamId};
+    /// # let created = Timestamp::from_unix_seconds(1_700_000_000).unwrap();
+    /// # let mut item = Feedback {
+    /// #     id: FeedbackId::new(),
+    /// #     team_id: TeamId::new(),
+    /// #     board_id: None,
+    /// #     url_id: "k3j9x0a2mq".into(),
+    /// #     title: "Dark mode".into(),
+    /// #     text: String::new(),
+    /// #     status: FeedbackStatus::InReview,
+    /// #     priority: Priority::Medium,
+    /// #     kind: None,
+    /// #     creator_id: SubscriberId::new(),
+    /// #     meta: Meta::new(),
+    /// #     published_at: Some(created),
+    /// #     archived_at: None,
+    /// #     created_at: created,
+    /// #     updated_at: created,
+    /// #     last_modified_by_id: None,
+    /// # };
+    /// let now = created.plus_seconds(60);
+    /// let planned = FeedbackPatch { status: Some(FeedbackStatus::Planned), ..Default::default() };
+    /// assert_eq!(planned.clone().apply(&mut item, now), Ok(Some(FeedbackStatus::InReview)));
+    /// assert_eq!((item.status, item.updated_at), (FeedbackStatus::Planned, now));
+    /// // The same status again is no change: nothing to report, and `updatedAt` stays.
+    /// assert_eq!(planned.apply(&mut item, now.plus_seconds(60)), Ok(None));
+    /// assert_eq!(item.updated_at, now);
+    /// ```
     pub fn apply(
         self,
         feedback: &mut Feedback,

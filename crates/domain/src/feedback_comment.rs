@@ -9,33 +9,50 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// A comment on a feedback item, as stored. Comments are flat (no replies); the team
+/// moderates them afterwards by editing or deleting them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedbackComment {
+    /// Time-ordered UUID made at creation.
     pub id: FeedbackCommentId,
+    /// The team owning the item commented on.
     pub team_id: TeamId,
+    /// The item it is on; the merge target once its item was merged into another.
     pub feedback_id: FeedbackId,
+    /// The author.
     pub subscriber_id: SubscriberId,
+    /// 1–10,000 characters after trimming (see [`comment_text`]); a moderator may replace it.
     pub text: String,
+    /// Visible to team members only; it still counts in the item's comment count.
     pub is_private: bool,
+    /// When it was posted; kept when a merge moves it.
     pub created_at: Timestamp,
+    /// Moves only when an edit really changes the text or the privacy.
     pub updated_at: Timestamp,
 }
 
 /// A comment as read: with its author (`None` only if the author's row is gone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommentView {
+    /// The comment as stored.
     pub comment: FeedbackComment,
+    /// The author as a reader sees them.
     pub author: Option<SubscriberRef>,
 }
 
+/// What a comment list is ordered by (`sort`); ties are broken by id, in the same
+/// direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CommentSort {
+    /// `createdAt`: when posted.
     #[default]
     CreatedAt,
+    /// `updatedAt`: when last really edited.
     UpdatedAt,
 }
 
 impl CommentSort {
+    /// Reads `createdAt` or `updatedAt`, exactly; anything else is refused.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "createdAt" => Ok(Self::CreatedAt),
@@ -50,8 +67,10 @@ impl CommentSort {
 /// Sort direction of the comment lists: oldest first by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Direction {
+    /// `ASC`: smallest first (oldest, for the time keys).
     #[default]
     Asc,
+    /// `DESC`: largest first (newest, for the time keys).
     Desc,
 }
 
@@ -71,8 +90,11 @@ impl Direction {
 pub struct CommentQuery {
     /// Private comments are listed only for team members.
     pub include_private: bool,
+    /// What the comments are ordered by.
     pub sort: CommentSort,
+    /// Oldest first unless the caller asks for `DESC`.
     pub direction: Direction,
+    /// Which page: `limit` (20 unless given, at most 100) and `offset`.
     pub page: PageRequest,
 }
 
@@ -84,11 +106,14 @@ pub fn comment_text(raw: Option<&str>) -> DomainResult<String> {
 /// A validated team `feedback-comments.update`: new text, and the privacy when given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommentPatch {
+    /// The new text, 1–10,000 characters after trimming; always required.
     pub text: String,
+    /// Makes the comment private (`true`) or public (`false`); `None` keeps its privacy.
     pub is_private: Option<bool>,
 }
 
 impl CommentPatch {
+    /// Validates an edit: the text is required, as [`comment_text`] checks it.
     pub fn new(text: Option<&str>, is_private: Option<bool>) -> DomainResult<Self> {
         Ok(Self {
             text: comment_text(text)?,

@@ -18,11 +18,16 @@ pub const MERGED_INTO_KEY: &str = "mergedIntoFeedbackId";
 /// follows into the target and recomputes both items' counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedbackMerge {
+    /// The team owning both items.
     pub team_id: TeamId,
+    /// The duplicate: archived; its votes, comments and follows move to the target (where a
+    /// subscriber has a vote or follow on both, the target's stays).
     pub source_id: FeedbackId,
+    /// The item that remains, receiving the source's votes, comments and follows.
     pub target_id: FeedbackId,
     /// The subscriber standing for the team member who merges.
     pub editor: SubscriberId,
+    /// When it happens: both items' new `updatedAt`, and the source's `archivedAt`.
     pub at: Timestamp,
 }
 
@@ -46,11 +51,14 @@ impl FeedbackMerge {
 /// post-merge counts and commit with the merge.
 pub type MergeEvents = fn(&FeedbackView, &FeedbackView) -> Vec<NewEvent>;
 
+/// What the store made of a [`FeedbackMerge`]: done, or refused with nothing written.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MergeOutcome {
     /// Merged; both items as they are now.
     Merged {
+        /// The item merged into, with its counts after the merge.
         target: Box<FeedbackView>,
+        /// The merged item, now archived and pointing at the target (see [`MERGED_INTO_KEY`]).
         source: Box<FeedbackView>,
     },
     /// One of the items is gone (nothing written).
@@ -63,16 +71,32 @@ pub enum MergeOutcome {
 /// are counted apart, in `archived`, not under their status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FeedbackCounts {
+    /// Unarchived items `in_review`.
     pub in_review: i64,
+    /// Unarchived items `in_progress`.
     pub in_progress: i64,
+    /// Unarchived items `planned`.
     pub planned: i64,
+    /// Unarchived items `completed`.
     pub completed: i64,
+    /// Unarchived items `closed`.
     pub closed: i64,
+    /// Archived items, whatever their status.
     pub archived: i64,
 }
 
 impl FeedbackCounts {
     /// Adds `n` items of `status`, archived or not.
+    ///
+    /// ```
+    /// use sounding_domain::{feedback::FeedbackStatus, feedback_merge::FeedbackCounts};
+    ///
+    /// let mut counts = FeedbackCounts::default();
+    /// counts.add(FeedbackStatus::Planned, false, 2);
+    /// counts.add(FeedbackStatus::Planned, true, 1);
+    /// assert_eq!((counts.planned, counts.archived), (2, 1));
+    /// assert_eq!(counts.total(), 3);
+    /// ```
     pub fn add(&mut self, status: FeedbackStatus, archived: bool, n: i64) {
         let slot = if archived {
             &mut self.archived

@@ -6,11 +6,17 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// A subscriber's vote on a feedback item: at most one per subscriber per item, whether
+/// they cast it or the team did on their behalf.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedbackVote {
+    /// Time-ordered UUID (`voteId`).
     pub id: FeedbackVoteId,
+    /// The item voted on; the merge target once the item was merged into another.
     pub feedback_id: FeedbackId,
+    /// The voter.
     pub subscriber_id: SubscriberId,
+    /// When it was cast; kept when a merge moves it.
     pub created_at: Timestamp,
 }
 
@@ -19,7 +25,9 @@ pub struct FeedbackVote {
 pub enum VoteOutcome {
     /// The vote is in: the item's count after it.
     Cast {
+        /// The vote as stored.
         vote: FeedbackVote,
+        /// `totalVotes`: the item's vote count, this vote included.
         total_votes: i64,
     },
     /// The subscriber had voted on the item already.
@@ -44,7 +52,10 @@ pub enum VoteAccess {
 /// The vote count of a feedback item and, for a subscriber, their vote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VoteState {
+    /// The item's votes.
     pub count: i64,
+    /// The subscriber's vote; `None` when they have not voted, or when no subscriber asked
+    /// (an API key).
     pub vote: Option<FeedbackVote>,
 }
 

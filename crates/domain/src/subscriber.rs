@@ -16,6 +16,21 @@ use crate::{
 pub struct Email(String);
 
 impl Email {
+    /// Trims and lowercases `raw`, which must be `local@domain` without blanks or control
+    /// characters, at most 254 characters (counted before trimming too). Refused with `email is
+    /// required`, `email must be at most 254 characters` or `email must be a valid e-mail address`.
+    ///
+    /// ```
+    /// use sounding_domain::subscriber::Email;
+    ///
+    /// let email = Email::parse("  Jane.Doe@Example.COM ").unwrap();
+    /// assert_eq!(email.as_str(), "jane.doe@example.com");
+    /// assert_eq!(email.derived_name(), "Jane Doe");
+    /// assert_eq!(
+    ///     Email::parse("jane@").unwrap_err().to_string(),
+    ///     "email must be a valid e-mail address"
+    /// );
+    /// ```
     pub fn parse(raw: &str) -> DomainResult<Self> {
         let value = raw.trim().to_lowercase();
         if value.is_empty() {
@@ -47,10 +62,12 @@ impl Email {
         }
     }
 
+    /// The normalised address.
     pub fn as_str(&self) -> &str {
         &self.0
     }
 
+    /// The normalised address, owned.
     pub fn into_string(self) -> String {
         self.0
     }
@@ -79,13 +96,18 @@ fn capitalise(word: &str) -> String {
     }
 }
 
+/// How a subscriber first came in (`source`); later identifies leave it as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubscriberSource {
+    /// `widget`: through the widget a team embeds (identify with `source: widget`, or an
+    /// anonymous topic creator).
     Widget,
+    /// `api`: by the team's own system through the API; the default of identify.
     Api,
 }
 
 impl SubscriberSource {
+    /// The name on the wire and in storage (`widget`, `api`).
     pub fn as_str(self) -> &'static str {
         match self {
             SubscriberSource::Widget => "widget",
@@ -93,6 +115,7 @@ impl SubscriberSource {
         }
     }
 
+    /// Reads `widget` or `api`, exactly; anything else is refused.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "widget" => Ok(Self::Widget),
@@ -106,14 +129,23 @@ impl SubscriberSource {
 /// Values of the wrong type stay in `meta` and leave the typed value empty.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Attributes {
+    /// `meta.mmr` as a finite number, read from a number or a numeric string.
     pub mmr: Option<f64>,
+    /// `meta.plan`, when it is a string.
     pub plan: Option<String>,
+    /// `meta.role`, when it is a string.
     pub role: Option<String>,
+    /// `meta.team`, when it is a string: a label from the team's own system, not a Sounding
+    /// team.
     pub team: Option<String>,
+    /// `meta.created_at`, read from an RFC 3339 string or Unix seconds; not the subscriber's
+    /// own `created_at`.
     pub created_at: Option<Timestamp>,
 }
 
 impl Attributes {
+    /// Reads the typed values from `meta`; a key that is missing or of the wrong type leaves
+    /// its value `None`, never an error.
     pub fn extract(meta: &Meta) -> Self {
         let string = |key: &str| meta.get(key).and_then(Value::as_str).map(str::to_owned);
         Self {
@@ -134,20 +166,35 @@ impl Attributes {
     }
 }
 
+/// One of the team's end users, who submit, comment and vote; found by e-mail within the
+/// team.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Subscriber {
+    /// Time-ordered UUID; what creator-only checks compare.
     pub id: SubscriberId,
+    /// The team whose user it is; a subscriber acts within it only.
     pub team_id: TeamId,
+    /// Display name, up to 255 characters: as given, else derived from the e-mail
+    /// ([`Email::derived_name`]), or made up for an anonymous topic creator who gave none.
     pub name: String,
     /// Absent only for an anonymous topic creator who gave none.
     pub email: Option<Email>,
+    /// How the subscriber first came in.
     pub source: SubscriberSource,
+    /// Custom attributes from the team's system, at most 16 KiB; identify merges into it key
+    /// by key, and a `null` value removes its key.
     pub meta: Meta,
+    /// The typed values of `meta`'s `mmr`, `plan`, `role`, `team` and `created_at`, kept in
+    /// step with it so they can be filtered and sorted.
     pub attributes: Attributes,
+    /// An http(s) URL of at most 2,048 characters; `None` until one is given.
     pub avatar_url: Option<String>,
     /// Tokens carrying an older version are refused (logout, deletion).
     pub token_version: i64,
+    /// When the subscriber was created.
     pub created_at: Timestamp,
+    /// `lastUpdated`: when the name, meta or avatar last really changed; an identify that
+    /// changes nothing leaves it.
     pub last_updated: Timestamp,
 }
 
@@ -155,9 +202,13 @@ pub struct Subscriber {
 /// comments or items loads four columns per person rather than their whole record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscriberRef {
+    /// The subscriber's id.
     pub id: SubscriberId,
+    /// Their display name.
     pub name: String,
+    /// Their e-mail; `None` for an anonymous topic creator who gave none.
     pub email: Option<Email>,
+    /// Their avatar URL, when they have one.
     pub avatar_url: Option<String>,
 }
 
@@ -175,14 +226,24 @@ impl From<&Subscriber> for SubscriberRef {
 /// A validated `subscriber.identify` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Identify {
+    /// Who is identified: matched with the team's subscribers by this normalised address.
     pub email: Email,
+    /// Trimmed, up to 255 characters; `None` when absent or blank, which keeps a stored name
+    /// (or derives one from the e-mail for a new subscriber).
     pub name: Option<String>,
+    /// Merged into the stored meta key by key; `None` when absent or `null`.
     pub meta: Option<Meta>,
+    /// An http(s) URL of at most 2,048 characters; `None` when absent or blank, which keeps a
+    /// stored one.
     pub avatar_url: Option<String>,
+    /// `api` unless the request says `widget`; only a newly created subscriber takes it.
     pub source: SubscriberSource,
 }
 
 impl Identify {
+    /// Validates a `subscriber.identify`. Refused when the e-mail is missing or invalid (see
+    /// [`Email::parse`]), the name is too long, `meta` is not an object within its limits,
+    /// `avatarUrl` is not an http(s) URL, or `source` is neither `widget` nor `api`.
     pub fn new(
         email: Option<&str>,
         name: Option<&str>,
@@ -217,13 +278,32 @@ impl Identify {
 /// standing for the key's user.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OnBehalfOf {
+    /// `subscriberId`: one of the team's subscribers, who must exist.
     Id(SubscriberId),
+    /// `email` (with `name` for a new one): found, or created with source `api`, as identify
+    /// does.
     Email(Identify),
+    /// Neither given: the subscriber standing for the key's user.
     KeyUser,
 }
 
 impl OnBehalfOf {
     /// `subscriberId` or `email` (with `name` for a subscriber created for it), not both.
+    ///
+    /// ```
+    /// use sounding_domain::subscriber::OnBehalfOf;
+    ///
+    /// assert_eq!(OnBehalfOf::parse(None, None, None).unwrap(), OnBehalfOf::KeyUser);
+    /// let OnBehalfOf::Email(identify) = OnBehalfOf::parse(None, Some(" Ann@X.io "), Some("Ann"))
+    ///     .unwrap()
+    /// else {
+    ///     panic!("an e-mail identifies the voter");
+    /// };
+    /// assert_eq!(identify.email.as_str(), "ann@x.io");
+    /// let id = "0190c8a0-0000-7000-8000-000000000000";
+    /// let both = OnBehalfOf::parse(Some(id), Some("a@x.io"), None);
+    /// assert_eq!(both.unwrap_err().to_string(), "give subscriberId or email, not both");
+    /// ```
     pub fn parse(
         subscriber_id: Option<&str>,
         email: Option<&str>,

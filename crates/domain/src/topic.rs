@@ -35,28 +35,42 @@ pub fn topic_meta(raw: Option<&Value>) -> DomainResult<Option<Meta>> {
     }))
 }
 
+/// A topic as stored: a feature request on a stage of one of the team's roadmaps; its
+/// stage stands for its status.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Topic {
+    /// Time-ordered UUID made at creation.
     pub id: TopicId,
+    /// The owning team; every operation on the topic is scoped to it.
     pub team_id: TeamId,
+    /// The roadmap its stage belongs to.
     pub roadmap_id: RoadmapId,
+    /// The stage it is on; a private stage hides it from outsiders.
     pub stage_id: StageId,
+    /// Ten `[a-z0-9]` characters, unique per team; survives title changes.
     pub url_id: String,
+    /// Its heading: 1–255 characters after trimming; the url's slug is made from it.
     pub title: String,
+    /// Short summary of up to 50,000 characters; the title when none was given at creation.
     pub description: String,
+    /// Full details, up to 50,000 characters; empty when not given.
     pub text: String,
     /// The creator.
     pub subscriber_id: SubscriberId,
+    /// Only the [`META_KEYS`], at most 16 KiB; other keys are dropped on the way in.
     pub meta: Meta,
     /// Counted by the store (`record_topic_visit`); writes of the topic leave it alone.
     pub visits: i64,
     /// `None` while awaiting moderation.
     pub published_at: Option<Timestamp>,
+    /// When it was created; the default order of topic lists.
     pub created_at: Timestamp,
+    /// Moves only when a change really alters the topic.
     pub updated_at: Timestamp,
 }
 
 impl Topic {
+    /// `/<title-slug>-<urlId>`, regenerated from the current title.
     pub fn url(&self) -> String {
         slug::url_path(&self.title, &self.url_id)
     }
@@ -65,18 +79,27 @@ impl Topic {
 /// The stage a topic is on, as shown with it (and whether it is private).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageRef {
+    /// The stage's id.
     pub id: StageId,
+    /// The stage's name: the topic's status as shown.
     pub name: String,
+    /// The stage's position in its roadmap, 1..n.
     pub order: i64,
+    /// Whether the stage, and so the topic, is hidden from outsiders.
     pub is_private: bool,
 }
 
 /// A topic as read: with its stage and the live counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicView {
+    /// The topic as stored.
     pub topic: Topic,
+    /// The stage it is on.
     pub stage: StageRef,
+    /// `voteCount`: its votes, one per subscriber.
     pub vote_count: i64,
+    /// `commentCount`: its comments, leaving out tombstones (deleted comments kept for their
+    /// replies).
     pub comment_count: i64,
 }
 
@@ -98,6 +121,7 @@ pub enum TopicCondition {
 }
 
 impl TopicCondition {
+    /// Whether `topic`, on a stage private or not, meets the condition.
     pub fn holds(self, topic: &Topic, stage_is_private: bool) -> bool {
         match self {
             TopicCondition::Published => topic.published_at.is_some(),
@@ -120,9 +144,13 @@ pub fn is_public(topic: &Topic, stage_is_private: bool) -> bool {
 /// Validated content of `topics.create`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicDraft {
+    /// Trimmed, 1–255 characters (checked beforehand by [`topic_title`]).
     pub title: String,
+    /// Trimmed, up to 50,000 characters; the title when absent or blank.
     pub description: String,
+    /// Trimmed, up to 50,000 characters; empty when absent.
     pub text: String,
+    /// The whitelisted keys of the given meta ([`topic_meta`]); empty when absent.
     pub meta: Meta,
 }
 
@@ -158,14 +186,20 @@ pub fn topic_title(raw: Option<&str>) -> DomainResult<Option<String>> {
 /// Validated changes of `topics.update`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TopicPatch {
+    /// New heading, 1–255 characters after trimming; a blank one is refused, not ignored.
     pub title: Option<String>,
+    /// New summary, up to 50,000 characters after trimming; may be empty.
     pub description: Option<String>,
+    /// New details, up to 50,000 characters after trimming; may be empty.
     pub text: Option<String>,
     /// Merged into the stored meta, whitelisted keys only.
     pub meta: Option<Meta>,
 }
 
 impl TopicPatch {
+    /// Validates `topics.update`'s content; absent fields stay `None`. Refused, naming the
+    /// field, when the title is blank, a text is too long, or `meta` is not an object within its
+    /// limits.
     pub fn new(
         title: Option<&str>,
         description: Option<&str>,
@@ -203,16 +237,23 @@ impl TopicPatch {
     }
 }
 
+/// What a topic list is ordered by (`sort`); ties are broken by id in the same direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TopicSort {
+    /// `createdAt`: when created.
     #[default]
     CreatedAt,
+    /// `updatedAt`: when last really changed.
     UpdatedAt,
+    /// `title`: the lowercased title, compared bytewise (not by any locale's collation).
     Title,
+    /// `voteCount`: the number of votes.
     VoteCount,
 }
 
 impl TopicSort {
+    /// Reads `createdAt`, `updatedAt`, `title` or `voteCount`, exactly; anything else is
+    /// refused.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "createdAt" => Ok(Self::CreatedAt),
@@ -229,24 +270,47 @@ impl TopicSort {
 /// A topic list: the team's topics narrowed by roadmap and stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopicQuery {
+    /// Only topics of this roadmap; every roadmap's when `None`.
     pub roadmap_id: Option<RoadmapId>,
+    /// Only topics on this stage; every stage's when `None`.
     pub stage_id: Option<StageId>,
     /// Only published topics (the public view); the team sees all.
     pub published_only: bool,
     /// Ties are broken by id in the same direction.
     pub sort: TopicSort,
+    /// Ascending or descending; the topic lists default to descending.
     pub direction: Direction,
+    /// Which page: `limit` (at most 100) and `offset`.
     pub page: PageRequest,
 }
 
 /// One view of a topic (`TopicStore::record_topic_visit`). It counts unless the same viewer
 /// was counted for the topic within the last `window_seconds`.
+///
+/// ```
+/// use sounding_domain::{timestamp::Timestamp, topic::*, TopicId};
+///
+/// let at = Timestamp::from_unix_seconds(1_000_000).unwrap();
+/// let visit = TopicVisit {
+///     topic: TopicId::new(),
+///     viewer: "address:203.0.113.7".into(),
+///     at,
+///     window_seconds: VISIT_WINDOW_SECONDS,
+/// };
+/// assert!(visit.counts_after(None), "a first view counts");
+/// assert!(!visit.counts_after(Some(at.plus_seconds(-60))), "a minute later: not again");
+/// assert!(visit.counts_after(Some(at.plus_seconds(-120))), "two minutes later: again");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicVisit {
+    /// The topic viewed.
     pub topic: TopicId,
     /// Who viewed: one key per subscriber or per address.
     pub viewer: String,
+    /// When the view happened.
     pub at: Timestamp,
+    /// How long a counted view keeps the same viewer's next ones from counting
+    /// ([`VISIT_WINDOW_SECONDS`] in use).
     pub window_seconds: i64,
 }
 

@@ -24,12 +24,18 @@ pub const SECRET_PREFIX: &str = "whsec_";
 /// A target URL subscribed to one event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookSubscription {
+    /// Time-ordered UUID; deliveries name it.
     pub id: WebhookId,
+    /// The team whose events it receives.
     pub team_id: TeamId,
+    /// Where deliveries are POSTed: normalised, and checked by [`check_target_url`] (and the
+    /// addresses it resolves to) at subscription. One subscription per team, target and event.
     pub target_url: String,
+    /// The one event it receives.
     pub event: EventKind,
     /// `whsec_` + base64 of 32 random bytes; shown once, at subscription.
     pub secret: String,
+    /// When it was subscribed; a repeated subscribe answers the existing one, with this date.
     pub created_at: Timestamp,
 }
 
@@ -43,12 +49,29 @@ pub fn new_secret() -> String {
 /// Whether targets may be http or private addresses (local use and tests only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TargetPolicy {
+    /// Admit `http` and any host, private, loopback or local ones included (local use and
+    /// tests only).
     pub allow_private: bool,
 }
 
 /// Checks a target URL as far as it can be checked without resolving it: http(s) only, https
 /// unless private targets are allowed, no credentials, and no literal address or `localhost`
 /// that is not public. The resolved addresses are checked again when connecting.
+///
+/// ```
+/// use sounding_domain::webhook::{check_target_url, TargetPolicy};
+///
+/// let strict = TargetPolicy::default();
+/// assert!(check_target_url("https://hooks.example.com/sounding", strict).is_ok());
+/// assert_eq!(
+///     check_target_url("http://hooks.example.com/", strict).unwrap_err().to_string(),
+///     "target_url must use https"
+/// );
+/// assert!(check_target_url("https://10.0.0.1/", strict).is_err());
+/// assert!(check_target_url("https://localhost/", strict).is_err());
+/// let open = TargetPolicy { allow_private: true };
+/// assert!(check_target_url("http://127.0.0.1:9000/hook", open).is_ok());
+/// ```
 pub fn check_target_url(raw: &str, policy: TargetPolicy) -> DomainResult<Url> {
     let invalid = |why: &str| DomainError::invalid(format!("target_url {why}"));
     let url = Url::parse(raw.trim()).map_err(|_| invalid("must be an absolute http(s) URL"))?;
@@ -151,6 +174,7 @@ fn embedded_v4(ip: Ipv6Addr) -> Vec<Ipv4Addr> {
 /// One attempt to deliver an event to a target, as the sender port receives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookRequest {
+    /// The target, as the delivery recorded it.
     pub url: String,
     /// `webhook-id`: the delivery's id, the same on every retry.
     pub webhook_id: String,
@@ -167,6 +191,7 @@ pub struct WebhookRequest {
 pub struct AttemptOutcome {
     /// The response status, when a response arrived.
     pub status: Option<u16>,
+    /// How long the attempt took, up to its response or its failure.
     pub duration: Duration,
     /// Why the attempt failed without a response (timeout, refused, blocked address), or
     /// a note on a failing response.
@@ -176,6 +201,7 @@ pub struct AttemptOutcome {
 }
 
 impl AttemptOutcome {
+    /// Whether the target answered 2xx: the delivery is done.
     pub fn delivered(&self) -> bool {
         self.status.is_some_and(|s| (200..300).contains(&s))
     }
@@ -201,12 +227,14 @@ impl AttemptOutcome {
 pub enum DeliveryStatus {
     /// Waiting for its next attempt.
     Pending,
+    /// Delivered: the target answered 2xx; no more attempts.
     Delivered,
     /// Given up: retries exhausted, or the target said 410 Gone.
     Failed,
 }
 
 impl DeliveryStatus {
+    /// The name on the wire and in storage (`pending`, `delivered`, `failed`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pending => "pending",
@@ -215,6 +243,8 @@ impl DeliveryStatus {
         }
     }
 
+    /// Reads a wire name, exactly (the `status` filter of `automation.deliveries`); anything
+    /// else is refused.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "pending" => Ok(Self::Pending),
@@ -232,21 +262,36 @@ impl DeliveryStatus {
 pub struct Delivery {
     /// Also the `webhook-id` header, the same on every attempt.
     pub id: DeliveryId,
+    /// The team of the event and the subscription.
     pub team_id: TeamId,
+    /// The subscription it goes to; kept after that subscription is removed.
     pub webhook_id: WebhookId,
+    /// The outbox event it carries.
     pub event_id: EventId,
     /// The event's name.
     pub event: String,
     /// The target as it was when the event fanned out.
     pub target_url: String,
+    /// Where it stands.
     pub status: DeliveryStatus,
+    /// Attempts made so far; back to 0 when it is redelivered.
     pub attempts: i64,
+    /// When it is due next; `None` once delivered or failed.
     pub next_attempt_at: Option<Timestamp>,
+    /// When it was first attempted, from which the 24-hour retry horizon counts; `None` before
+    /// the first attempt and again after a redelivery.
     pub first_attempt_at: Option<Timestamp>,
+    /// When it was last attempted; `None` before the first attempt.
     pub last_attempt_at: Option<Timestamp>,
+    /// The HTTP status of the last attempt; `None` when no response arrived, or before the
+    /// first attempt.
     pub last_status_code: Option<i64>,
+    /// Why the last attempt failed (see [`AttemptOutcome::error`]), or why the delivery was
+    /// given up without one (`unsubscribed`); `None` otherwise.
     pub last_error: Option<String>,
+    /// How long the last attempt took, in milliseconds.
     pub last_duration_ms: Option<i64>,
+    /// When the event fanned out to the subscription.
     pub created_at: Timestamp,
 }
 
@@ -283,9 +328,13 @@ impl Delivery {
 /// those due by `now`, held by `owner` for `seconds`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaseRequest {
+    /// The worker's name; only it may record an attempt under the lease or give it back.
     pub owner: String,
+    /// The worker's clock: deliveries due by it are leased, and the leases run from it.
     pub now: Timestamp,
+    /// How long the leases last; an expired lease is free for any worker.
     pub seconds: i64,
+    /// At most this many deliveries.
     pub limit: i64,
 }
 
@@ -303,22 +352,28 @@ impl LeaseRequest {
 /// A delivery a worker holds the lease of, with what it needs to attempt it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeasedDelivery {
+    /// The delivery as stored when leased.
     pub delivery: Delivery,
     /// The event's payload, the body to send.
     pub body: String,
+    /// The subscription's `whsec_…` secret, to sign the attempt with.
     pub secret: String,
 }
 
 /// What a worker decided after an attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttemptResult {
+    /// The target answered 2xx: the delivery is done.
     Delivered,
     /// Try again at this time.
     Retry {
+        /// When the next attempt is due: after the schedule's pause, or the target's
+        /// `Retry-After` if that is longer.
         at: Timestamp,
     },
     /// Give up. `unsubscribe` when the target answered 410 Gone.
     Failed {
+        /// The target answered 410 Gone: its subscription is removed too.
         unsubscribe: bool,
     },
 }
@@ -326,15 +381,20 @@ pub enum AttemptResult {
 /// One attempt as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttemptRecord {
+    /// When the attempt ended.
     pub at: Timestamp,
+    /// What the target answered, or why no answer came.
     pub outcome: AttemptOutcome,
+    /// What the worker made of it.
     pub result: AttemptResult,
 }
 
 /// A validated `automation.deliveries`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeliveryQuery {
+    /// Only deliveries of this subscription; one that is not the team's gives an empty page.
     pub webhook_id: Option<WebhookId>,
+    /// Only deliveries in this status.
     pub status: Option<DeliveryStatus>,
     /// Newest first.
     pub page: PageRequest,
@@ -350,6 +410,17 @@ pub const RETRY_HORIZON_SECONDS: u64 = 24 * 60 * 60;
 /// The pause before the next attempt after `failed_attempts` failures, scaled by `scale` (1.0
 /// in production; tests shorten it) and spread by `jitter` in `0.0..1.0` (±20 %). `None` when
 /// the schedule is exhausted.
+///
+/// ```
+/// use std::time::Duration;
+/// use sounding_domain::webhook::retry_delay;
+///
+/// assert_eq!(retry_delay(1, 1.0, 0.5), Some(Duration::from_secs(5)));
+/// // The second pause is 30 s, spread by -20 % to +20 %.
+/// assert_eq!(retry_delay(2, 1.0, 0.0), Some(Duration::from_secs(24)));
+/// assert_eq!(retry_delay(2, 1.0, 1.0), Some(Duration::from_secs(36)));
+/// assert_eq!(retry_delay(10, 1.0, 0.5), None, "nine retries, then the schedule ends");
+/// ```
 pub fn retry_delay(failed_attempts: u32, scale: f64, jitter: f64) -> Option<Duration> {
     let index = usize::try_from(failed_attempts.checked_sub(1)?).ok()?;
     let base = *RETRY_SCHEDULE_SECONDS.get(index)? as f64 * scale;
