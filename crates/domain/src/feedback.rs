@@ -207,12 +207,6 @@ impl Feedback {
         slug::url_path(&self.title, &self.url_id)
     }
 
-    /// Published and not archived. Says nothing of its board: whether outsiders may read it is
-    /// [`FeedbackView::is_publicly_readable`] (or [`FeedbackReach`]).
-    pub fn is_public(&self) -> bool {
-        self.published_at.is_some() && self.archived_at.is_none()
-    }
-
     /// A published item of a new team, on no board, for unit tests of the rules.
     #[cfg(test)]
     pub(crate) fn sample(now: Timestamp) -> Feedback {

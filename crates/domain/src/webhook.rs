@@ -84,7 +84,7 @@ pub fn check_target_url(raw: &str, policy: TargetPolicy) -> DomainResult<Url> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid("must not carry credentials"));
     }
-    if raw.len() > crate::text::URL_MAX {
+    if raw.trim().chars().count() > crate::text::URL_MAX {
         return Err(invalid("must be at most 2048 characters"));
     }
     if policy.allow_private {
@@ -431,6 +431,22 @@ pub fn retry_delay(failed_attempts: u32, scale: f64, jitter: f64) -> Option<Dura
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_urls_limit_counts_characters_not_bytes() {
+        let policy = TargetPolicy::default();
+        let url =
+            |path_chars: usize| format!("https://hooks.example.com/{}", "é".repeat(path_chars));
+        let prefix = "https://hooks.example.com/".len();
+        // 2,048 characters (more than 2,048 bytes) pass; one more does not.
+        let max = crate::text::URL_MAX;
+        assert!(check_target_url(&url(max - prefix), policy).is_ok());
+        let refused = check_target_url(&url(max - prefix + 1), policy).unwrap_err();
+        assert!(
+            refused.to_string().contains("at most 2048 characters"),
+            "{refused}"
+        );
+    }
 
     #[test]
     fn no_answer_429_5xx_or_a_slow_answer_strains_the_target() {
