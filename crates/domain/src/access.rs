@@ -11,14 +11,20 @@ use crate::{
 /// A team user's role. Ordered by power: `Member < Admin < Owner`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
+    /// Reads and makes day-to-day changes ([`Need::Write`]); administers nothing.
     Member,
+    /// A member who also administers the team ([`Need::Admin`]), but may neither make nor
+    /// change owners, nor remove users.
     Admin,
+    /// Everything, including making owners and removing users; a team keeps at least one.
     Owner,
 }
 
 impl Role {
+    /// Every role, most powerful first.
     pub const ALL: [Role; 3] = [Role::Owner, Role::Admin, Role::Member];
 
+    /// The wire name: `owner`, `admin` or `member`.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Owner => "owner",
@@ -27,6 +33,17 @@ impl Role {
         }
     }
 
+    /// Reads a wire name, exactly as [`Role::as_str`] spells it; anything else is invalid.
+    ///
+    /// ```
+    /// use sounding_domain::access::Role;
+    ///
+    /// assert_eq!(Role::parse("admin"), Ok(Role::Admin));
+    /// assert!(Role::parse("Admin").is_err(), "names are case-sensitive");
+    /// assert!(Role::parse("root").is_err());
+    /// // Ordered by power, so a key's effective role is the lower of two.
+    /// assert_eq!(Role::Owner.min(Role::Member), Role::Member);
+    /// ```
     pub fn parse(raw: &str) -> DomainResult<Self> {
         Role::ALL
             .into_iter()
@@ -38,11 +55,17 @@ impl Role {
 /// A person on the team. Their e-mail makes a subscriber with the same address a team member.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TeamUser {
+    /// What the user's API keys point at.
     pub id: UserId,
+    /// The one team the user belongs to.
     pub team_id: TeamId,
+    /// Normalised (trimmed, lowercase); unique in the team.
     pub email: String,
+    /// Shown in the team's user list.
     pub name: String,
+    /// What the user may do; their keys act with at most this role.
     pub role: Role,
+    /// When the user was added to the team.
     pub created_at: Timestamp,
 }
 
@@ -70,15 +93,25 @@ pub enum Need {
     Admin(AdminArea),
 }
 
+/// What a [`Need::Admin`] operation manages; named in its 403 (`The member role cannot manage
+/// boards`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AdminArea {
+    /// `teams.update`: the team's name and its moderation and anonymity settings.
     Settings,
+    /// Adding, re-roling and removing team users (listing them is a [`Need::Read`]).
     Users,
+    /// Issuing, listing and deleting API keys.
     ApiKeys,
+    /// Creating, changing and deleting feedback boards.
     Boards,
+    /// Creating, changing and deleting roadmaps.
     Roadmaps,
+    /// Creating, changing, moving and deleting roadmap stages.
     Stages,
+    /// Subscribing, unsubscribing and redelivering webhooks (listing them is a [`Need::Read`]).
     Automation,
+    /// `feedbacks.merge`: folding one feedback item into another.
     FeedbackMerges,
 }
 
@@ -100,15 +133,48 @@ impl AdminArea {
 /// A caller holding a team API key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyHolder {
+    /// The key's team: every operation of the caller is scoped to it.
     pub team_id: TeamId,
+    /// The key presented; its uses are recorded on it (`lastUsedAt`).
     pub key_id: ApiKeyId,
+    /// The team user the key belongs to; keys it issues belong to them too.
     pub user_id: UserId,
     /// The key's own role capped by its user's role: a key never outranks its user.
     pub role: Role,
+    /// Allows [`Need::Read`] operations only, whatever the role.
     pub read_only: bool,
 }
 
 impl KeyHolder {
+    /// Whether the key may call an operation that needs `need`: `Forbidden` for a read-only
+    /// key asked to change anything (`This API key is read-only`), and for a member asked to
+    /// administer (`The member role cannot manage <area>`).
+    ///
+    /// ```
+    /// use sounding_domain::access::{AdminArea, KeyHolder, Need, Role};
+    /// use sounding_domain::{ApiKeyId, DomainError, TeamId, UserId};
+    ///
+    /// let key = |role, read_only| KeyHolder {
+    ///     team_id: TeamId::new(),
+    ///     key_id: ApiKeyId::new(),
+    ///     user_id: UserId::new(),
+    ///     role,
+    ///     read_only,
+    /// };
+    /// let read_only_owner = key(Role::Owner, true);
+    /// assert!(read_only_owner.require(Need::Read).is_ok());
+    /// assert_eq!(
+    ///     read_only_owner.require(Need::Write),
+    ///     Err(DomainError::Forbidden("This API key is read-only".into()))
+    /// );
+    /// let member = key(Role::Member, false);
+    /// assert!(member.require(Need::Write).is_ok());
+    /// assert_eq!(
+    ///     member.require(Need::Admin(AdminArea::ApiKeys)),
+    ///     Err(DomainError::Forbidden("The member role cannot manage API keys".into()))
+    /// );
+    /// assert!(key(Role::Admin, false).require(Need::Admin(AdminArea::ApiKeys)).is_ok());
+    /// ```
     pub fn require(&self, need: Need) -> DomainResult<()> {
         if self.read_only && need != Need::Read {
             return Err(DomainError::Forbidden(
@@ -141,6 +207,7 @@ impl KeyHolder {
 /// A caller holding a subscriber token.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscriberSession {
+    /// The token's subscriber as stored when the request was authenticated.
     pub subscriber: Subscriber,
     /// Whether a user of the team has the subscriber's e-mail (`TeamUser::makes_member`),
     /// as the store answered when this request was authenticated: a user added or removed
@@ -153,11 +220,14 @@ pub struct SubscriberSession {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Caller {
+    /// A team API key: acts for the team, within the key's role.
     Team(KeyHolder),
+    /// A subscriber token (bearer or `publicAccessToken` cookie): acts as that end user.
     Subscriber(SubscriberSession),
 }
 
 impl Caller {
+    /// The caller's team: whatever they name must be in it, or it is not found.
     pub fn team_id(&self) -> TeamId {
         match self {
             Caller::Team(k) => k.team_id,

@@ -12,6 +12,7 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// Characters in a key (interface §5), each of `[A-Za-z0-9]`.
 pub const API_KEY_LEN: usize = 38;
 /// How much of a key is kept in clear to recognise it in listings.
 pub const API_KEY_PREFIX_LEN: usize = 6;
@@ -21,6 +22,7 @@ pub const API_KEY_PREFIX_LEN: usize = 6;
 pub struct ApiKeySecret(String);
 
 impl ApiKeySecret {
+    /// A fresh key: [`API_KEY_LEN`] alphanumeric characters from the OS's CSPRNG.
     pub fn generate() -> Self {
         Self(
             OsRng
@@ -31,14 +33,17 @@ impl ApiKeySecret {
         )
     }
 
+    /// The key in clear, for the one response that shows it.
     pub fn expose(&self) -> &str {
         &self.0
     }
 
+    /// What storage keeps instead of the key: [`hash_key`] of it.
     pub fn hash(&self) -> String {
         hash_key(&self.0)
     }
 
+    /// The first [`API_KEY_PREFIX_LEN`] characters, kept in clear to recognise the key.
     pub fn prefix(&self) -> String {
         self.0[..API_KEY_PREFIX_LEN].to_owned()
     }
@@ -62,21 +67,53 @@ pub fn looks_like_api_key(raw: &str) -> bool {
     raw.len() == API_KEY_LEN && raw.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
+/// A team API key as stored: its hash and prefix, never the key itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKey {
+    /// Names the key in `api-keys.list` and `api-keys.delete`.
     pub id: ApiKeyId,
+    /// The team whose operations the key may call.
     pub team_id: TeamId,
+    /// The team user the key belongs to; deleting the user deletes the key.
     pub user_id: UserId,
+    /// A label given at creation; `None` when none (or a blank one) was given.
     pub name: Option<String>,
+    /// The role it was issued with; it acts with the lower of this and its user's role.
     pub role: Role,
+    /// Allows `.list`, `.info`, `.count` and `.deliveries` operations only.
     pub read_only: bool,
+    /// The key's first [`API_KEY_PREFIX_LEN`] characters, to recognise it in listings.
     pub prefix: String,
+    /// [`hash_key`] of the key: what authentication looks it up by.
     pub key_hash: String,
+    /// When the key was issued.
     pub created_at: Timestamp,
+    /// The last authentication with it, recorded at most once a minute
+    /// (`team_admin::key_use_due`); `None` until first used.
     pub last_used_at: Option<Timestamp>,
 }
 
 impl ApiKey {
+    /// A new key of `user_id` in `team_id`, never used yet, and its secret: the only copy of
+    /// the key in clear, to show once.
+    ///
+    /// ```
+    /// use sounding_domain::access::Role;
+    /// use sounding_domain::api_key::{hash_key, looks_like_api_key, ApiKey, API_KEY_LEN};
+    /// use sounding_domain::{TeamId, Timestamp, UserId};
+    ///
+    /// let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+    /// let (key, secret) =
+    ///     ApiKey::new(TeamId::new(), UserId::new(), Role::Member, true, None, now);
+    /// assert_eq!(secret.expose().len(), API_KEY_LEN);
+    /// assert!(looks_like_api_key(secret.expose()));
+    /// // Only the hash and the prefix are kept.
+    /// assert_eq!(key.key_hash, hash_key(secret.expose()));
+    /// assert!(secret.expose().starts_with(&key.prefix));
+    /// assert_eq!(key.last_used_at, None);
+    /// // A JWT is told apart from a key by its shape.
+    /// assert!(!looks_like_api_key("eyJhbGciOiJIUzI1NiJ9.e30.sig"));
+    /// ```
     pub fn new(
         team_id: TeamId,
         user_id: UserId,
@@ -105,7 +142,9 @@ impl ApiKey {
 /// An API key found by its hash, with the role of the user it belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKeyGrant {
+    /// The key whose hash matched.
     pub key: ApiKey,
+    /// The key's user's current role: the key acts with the lower of this and `key.role`.
     pub user_role: Role,
 }
 

@@ -15,17 +15,24 @@ use crate::{
 /// The longest emoji (in characters) a reaction may carry: room for ZWJ sequences and flags.
 pub const EMOJI_MAX: usize = 32;
 
+/// A help article or announcement; publicly listed only while published.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
+    /// Names the document in `documents.*` and in reactions.
     pub id: DocumentId,
+    /// The team that owns it.
     pub team_id: TeamId,
     /// Ten `[a-z0-9]` characters, unique per team among documents; survives title changes.
     pub url_id: String,
+    /// 1–255 characters after trimming; the url's slug follows it.
     pub title: String,
+    /// The body: plain text, at most 50,000 characters, possibly empty.
     pub text: String,
     /// `None` while a draft; the first publish time while published.
     pub published_at: Option<Timestamp>,
+    /// When the document was created.
     pub created_at: Timestamp,
+    /// The last `documents.update`, or change of publish state.
     pub updated_at: Timestamp,
 }
 
@@ -43,7 +50,9 @@ pub type ReactionCounts = BTreeMap<String, i64>;
 /// subscriber's own reactions (empty otherwise).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentView {
+    /// The document as stored.
     pub document: Document,
+    /// Every subscriber's reactions, counted by emoji.
     pub reactions: ReactionCounts,
     /// The viewer's emoji, sorted; empty when there is no viewer.
     pub my_reactions: Vec<String>,
@@ -52,6 +61,7 @@ pub struct DocumentView {
 /// A document's reactions after a reaction was added or removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReactionState {
+    /// Every subscriber's reactions to the document, counted by emoji.
     pub reactions: ReactionCounts,
     /// The reacting subscriber's emoji, sorted.
     pub mine: Vec<String>,
@@ -60,12 +70,32 @@ pub struct ReactionState {
 /// A validated `documents.create`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentDraft {
+    /// Trimmed, 1–255 characters.
     pub title: String,
+    /// Trimmed, at most 50,000 characters; empty when not given.
     pub text: String,
+    /// Published on creation; a draft otherwise (the default).
     pub publish: bool,
 }
 
 impl DocumentDraft {
+    /// Validates `documents.create`: `title` required, `text` optional, a draft unless
+    /// `publish` is true.
+    ///
+    /// ```
+    /// use sounding_domain::document::DocumentDraft;
+    /// use sounding_domain::{DomainError, TeamId, Timestamp};
+    ///
+    /// assert_eq!(
+    ///     DocumentDraft::new(Some("  "), Some("body"), None),
+    ///     Err(DomainError::invalid("title is required"))
+    /// );
+    /// let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+    /// let draft = DocumentDraft::new(Some(" Getting started "), None, None).unwrap();
+    /// let doc = draft.into_document(TeamId::new(), "abcdefghij".into(), now);
+    /// assert_eq!(doc.published_at, None, "a draft by default");
+    /// assert_eq!(doc.url(), "/getting-started-abcdefghij");
+    /// ```
     pub fn new(
         title: Option<&str>,
         text: Option<&str>,
@@ -96,11 +126,14 @@ impl DocumentDraft {
 /// A validated `documents.update`; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DocumentPatch {
+    /// A new title: trimmed, 1–255 characters.
     pub title: Option<String>,
+    /// A new text: trimmed, at most 50,000 characters, possibly empty.
     pub text: Option<String>,
 }
 
 impl DocumentPatch {
+    /// Validates `documents.update`: a title, when given, may not be blank.
     pub fn new(title: Option<&str>, text: Option<&str>) -> DomainResult<Self> {
         Ok(Self {
             title: text::required_if_given("title", title, text::TITLE_MAX)?,
@@ -108,6 +141,7 @@ impl DocumentPatch {
         })
     }
 
+    /// Applies the given fields; `updated_at` becomes `now` even when nothing changed.
     pub fn apply(self, document: &mut Document, now: Timestamp) {
         if let Some(title) = self.title {
             document.title = title;
@@ -125,13 +159,16 @@ pub enum DocumentSort {
     /// Unpublished documents (team lists only) count as older than any published one.
     #[default]
     PublishedAt,
+    /// By creation time.
     CreatedAt,
+    /// By the last update or publish-state change.
     UpdatedAt,
     /// Case-insensitive (lowercased), then bytewise.
     Title,
 }
 
 impl DocumentSort {
+    /// Reads `publishedAt`, `createdAt`, `updatedAt` or `title`; anything else is invalid.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "publishedAt" => Ok(Self::PublishedAt),
@@ -153,10 +190,13 @@ pub struct DocumentQuery {
     pub published: Option<bool>,
     /// Lowercase; matched as a substring of the lowercased title or text.
     pub search: Option<String>,
+    /// The order; ties are broken by id in the same direction.
     pub sort: DocumentSort,
+    /// Whether `sort` runs ascending or descending.
     pub direction: Direction,
     /// Whose reactions fill `my_reactions`.
     pub viewer: Option<SubscriberId>,
+    /// The slice of the ordered documents to return.
     pub page: PageRequest,
 }
 

@@ -42,6 +42,7 @@ impl<T> Edited<T> {
         }
     }
 
+    /// Whether the store wrote the row, and so the edit's events.
     pub fn changed(&self) -> bool {
         matches!(self, Edited::Changed(_))
     }

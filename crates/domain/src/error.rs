@@ -6,19 +6,33 @@ use std::fmt;
 /// The things the service can fail to find, named in "`<Thing>` not found" messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entity {
+    /// A team (tenant).
     Team,
+    /// One of a team's end users.
     Subscriber,
+    /// A feedback board.
     Board,
+    /// A feedback item.
     Feedback,
+    /// A roadmap.
     Roadmap,
+    /// A stage of a roadmap.
     Stage,
+    /// A topic (feature request) on a roadmap.
     Topic,
+    /// A comment on feedback or on a topic.
     Comment,
+    /// A webhook subscription: `Subscription not found`.
     Webhook,
+    /// A webhook delivery.
     Delivery,
+    /// A team API key: `API key not found`.
     ApiKey,
+    /// A team user.
     User,
+    /// A help article or announcement.
     Document,
+    /// A tag of the team's.
     Tag,
 }
 
@@ -43,11 +57,14 @@ impl fmt::Display for Entity {
     }
 }
 
+/// Why a domain rule refused a request. The `Display` form is the message the client gets.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DomainError {
     /// Input that breaks a rule; the message names the field.
     #[error("{0}")]
     Invalid(String),
+    /// The thing does not exist, or is not the caller's to see (another team's, hidden):
+    /// `<Entity> not found`.
     #[error("{0} not found")]
     NotFound(Entity),
     /// The caller is known but may not do this.
@@ -61,6 +78,19 @@ pub enum DomainError {
 impl DomainError {
     /// The error of a field inside `parent` (`stages[0]`): an invalid input's message is
     /// prefixed with the path (`stages[0].name is required`); other errors stay as they are.
+    ///
+    /// ```
+    /// use sounding_domain::{DomainError, Entity};
+    ///
+    /// assert_eq!(
+    ///     DomainError::invalid("name is required").within("stages[0]").to_string(),
+    ///     "stages[0].name is required"
+    /// );
+    /// assert_eq!(
+    ///     DomainError::NotFound(Entity::Webhook).within("stages[0]").to_string(),
+    ///     "Subscription not found"
+    /// );
+    /// ```
     pub fn within(self, parent: &str) -> Self {
         match self {
             DomainError::Invalid(message) => DomainError::Invalid(format!("{parent}.{message}")),
@@ -70,9 +100,11 @@ impl DomainError {
 }
 
 impl DomainError {
+    /// [`DomainError::Invalid`] with `message`, which names the field (`title is required`).
     pub fn invalid(message: impl Into<String>) -> Self {
         DomainError::Invalid(message.into())
     }
 }
 
+/// The outcome of a domain rule.
 pub type DomainResult<T> = Result<T, DomainError>;

@@ -10,24 +10,39 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// What happened; a webhook subscription is for one kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventKind {
+    /// `new_feedback`: a feedback item was created, by the team or publicly.
     NewFeedback,
+    /// `new_feedback_vote`: a subscriber voted on a feedback item.
     NewFeedbackVote,
+    /// `feedback_status_change`: the team really changed an item's status.
     FeedbackStatusChange,
+    /// `feedbacks.create`: a subscriber created a feedback item through the public API.
     FeedbacksCreate,
+    /// `feedbacks.update`: a feedback item changed (edited, moderated, merged).
     FeedbacksUpdate,
+    /// `feedbacks.delete`: a feedback item was deleted with its comments and votes.
     FeedbacksDelete,
+    /// `feedback-comments.create`: a comment was added to a feedback item.
     FeedbackCommentsCreate,
+    /// `feedback-comments.delete`: a comment on a feedback item was deleted.
     FeedbackCommentsDelete,
+    /// `topics.create`: a topic was created.
     TopicsCreate,
+    /// `topics.update`: a topic changed, a move to another stage included.
     TopicsUpdate,
+    /// `topic-comments.create`: a comment or reply was added to a topic.
     TopicCommentsCreate,
+    /// `topic-comments.delete`: a topic comment was deleted (or left as a tombstone).
     TopicCommentsDelete,
+    /// `topic-votes.create`: a subscriber voted on a topic.
     TopicVotesCreate,
 }
 
 impl EventKind {
+    /// Every kind: the events `automation.subscribe` accepts.
     pub const ALL: [EventKind; 13] = [
         EventKind::NewFeedback,
         EventKind::NewFeedbackVote,
@@ -44,6 +59,7 @@ impl EventKind {
         EventKind::TopicVotesCreate,
     ];
 
+    /// The wire name: what a subscription names and the payload's `event`.
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::NewFeedback => "new_feedback",
@@ -62,6 +78,18 @@ impl EventKind {
         }
     }
 
+    /// Reads a wire name; an unknown one is invalid, with every valid name listed.
+    ///
+    /// ```
+    /// use sounding_domain::event::EventKind;
+    ///
+    /// for kind in EventKind::ALL {
+    ///     assert_eq!(EventKind::parse(kind.as_str()), Ok(kind));
+    /// }
+    /// assert_eq!(EventKind::TopicCommentsCreate.as_str(), "topic-comments.create");
+    /// let error = EventKind::parse("new-feedback").unwrap_err().to_string();
+    /// assert!(error.starts_with("event must be one of new_feedback, new_feedback_vote, "));
+    /// ```
     pub fn parse(raw: &str) -> DomainResult<Self> {
         Self::ALL
             .into_iter()
@@ -76,9 +104,13 @@ impl EventKind {
 /// An event about to be written to the outbox.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewEvent {
+    /// Unique per event; each of its deliveries refers to it.
     pub id: EventId,
+    /// The team whose subscriptions receive it.
     pub team_id: TeamId,
+    /// What happened; picks the subscriptions it fans out to.
     pub kind: EventKind,
+    /// When the change happened: the payload's `occurredAt`.
     pub occurred_at: Timestamp,
     /// The full delivery body: `{event, teamId, occurredAt, <ids>, data}`.
     pub payload: Value,
@@ -131,10 +163,15 @@ impl NewEvent {
 /// An event as kept in the outbox.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEvent {
+    /// The id it was appended with ([`NewEvent::id`]).
     pub id: EventId,
+    /// The team whose subscriptions receive it.
     pub team_id: TeamId,
+    /// The wire name ([`EventKind::as_str`]).
     pub kind: String,
+    /// When the change happened.
     pub occurred_at: Timestamp,
+    /// The delivery body, as [`NewEvent::new`] built it.
     pub payload: Value,
 }
 

@@ -8,7 +8,8 @@ use uuid::Uuid;
 use crate::error::DomainError;
 
 macro_rules! id_type {
-    ($($name:ident),* $(,)?) => {$(
+    ($($(#[$doc:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         #[serde(transparent)]
         pub struct $name(pub Uuid);
@@ -53,28 +54,64 @@ macro_rules! id_type {
 }
 
 id_type!(
+    /// Identifies a team (the tenant).
     TeamId,
+    /// Identifies a team user (a person who administers the team).
     UserId,
+    /// Identifies a team API key (not the key itself).
     ApiKeyId,
+    /// Identifies a subscriber (an end user of one team).
     SubscriberId,
+    /// Identifies a feedback board.
     BoardId,
+    /// Identifies an outbox event.
     EventId,
+    /// Identifies a feedback item (its short `urlId` is another handle).
     FeedbackId,
+    /// Identifies a comment on a feedback item.
     FeedbackCommentId,
+    /// Identifies a subscriber's vote on a feedback item.
     FeedbackVoteId,
+    /// Identifies a roadmap.
     RoadmapId,
+    /// Identifies a stage of a roadmap.
     StageId,
+    /// Identifies a topic (its short `urlId` is another handle).
     TopicId,
+    /// Identifies a comment or reply on a topic.
     TopicCommentId,
+    /// Identifies a subscriber's vote on a topic.
     TopicVoteId,
+    /// Identifies a webhook subscription.
     WebhookId,
+    /// Identifies a webhook delivery: sent as `webhook-id`, the same on every retry.
     DeliveryId,
+    /// Identifies one notification of one subscriber.
     NotificationId,
+    /// Identifies a document (its short `urlId` is another handle).
     DocumentId,
+    /// Identifies a tag.
     TagId,
 );
 
 /// Parses a UUID in its hyphenated form, the only form the API hands out.
+///
+/// ```
+/// use sounding_domain::{BoardId, DomainError};
+///
+/// let id = BoardId::new();
+/// assert_eq!(BoardId::parse("boardId", &id.to_string()), Ok(id));
+/// // The simple (unhyphenated) form is refused, naming the field.
+/// let simple = id.0.simple().to_string();
+/// assert_eq!(
+///     BoardId::parse("boardId", &simple),
+///     Err(DomainError::invalid("boardId must be a UUID"))
+/// );
+/// assert_eq!(
+///     BoardId::parse_required("boardId", None),
+///     Err(DomainError::invalid("boardId is required"))
+/// );
+/// ```
 pub fn parse_uuid(field: &str, raw: &str) -> Result<Uuid, DomainError> {
     let trimmed = raw.trim();
     if trimmed.len() != 36 {

@@ -8,9 +8,12 @@ use crate::{
     text,
 };
 
+/// The largest `meta`, in bytes of its JSON: 16 KiB, sent alone and once merged.
 pub const META_MAX_BYTES: usize = 16 * 1024;
+/// The deepest nesting of objects and arrays in a `meta`; the object itself is level 1.
 pub const META_MAX_DEPTH: usize = 8;
 
+/// Custom attributes a client attaches to a subscriber, feedback item or topic: a JSON object.
 pub type Meta = Map<String, Value>;
 
 /// Checks a client-supplied meta value: an object, at most 16 KiB as JSON, at most 8 deep.
@@ -69,6 +72,17 @@ impl Settings<'_> {
 }
 
 /// Shallow merge: keys in `patch` replace those in `base`; a `null` value removes the key.
+///
+/// ```
+/// use serde_json::json;
+/// use sounding_domain::meta::{merge, validate};
+///
+/// let mut stored = validate("meta", &json!({"plan": "free", "mmr": 10})).unwrap();
+/// let patch = validate("meta", &json!({"plan": "pro", "mmr": null, "seats": 3})).unwrap();
+/// merge(&mut stored, &patch);
+/// assert_eq!(serde_json::Value::Object(stored), json!({"plan": "pro", "seats": 3}));
+/// assert!(validate("meta", &json!(["not", "an", "object"])).is_err());
+/// ```
 pub fn merge(base: &mut Meta, patch: &Meta) {
     for (key, value) in patch {
         if value.is_null() {

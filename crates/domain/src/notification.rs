@@ -15,6 +15,7 @@ use crate::{
 /// Most ids one `public/notifications.markRead` may name.
 pub const MAX_MARK_IDS: usize = 100;
 
+/// What a notification tells its subscriber.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NotificationKind {
     /// A public comment on a followed item or topic.
@@ -26,12 +27,14 @@ pub enum NotificationKind {
 }
 
 impl NotificationKind {
+    /// Every kind.
     pub const ALL: [NotificationKind; 3] = [
         NotificationKind::Comment,
         NotificationKind::StatusChange,
         NotificationKind::StageChange,
     ];
 
+    /// The wire name: `comment`, `status_change` or `stage_change`.
     pub fn as_str(self) -> &'static str {
         match self {
             NotificationKind::Comment => "comment",
@@ -40,6 +43,7 @@ impl NotificationKind {
         }
     }
 
+    /// Reads a wire name; anything else is invalid.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         Self::ALL
             .into_iter()
@@ -53,7 +57,9 @@ impl NotificationKind {
 /// What is followed: a feedback item (`feedback_follows`) or a topic (`topic_follows`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotifyTarget {
+    /// The followers of this feedback item.
     Feedback(FeedbackId),
+    /// The followers of this topic.
     Topic(TopicId),
 }
 
@@ -61,9 +67,11 @@ pub enum NotifyTarget {
 /// notifications in the transaction that appends the event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotifyFollowers {
+    /// Whose followers are told.
     pub target: NotifyTarget,
     /// Who caused it (not notified); `None` when nobody in particular (a team change).
     pub actor: Option<SubscriberId>,
+    /// What happened.
     pub kind: NotificationKind,
     /// The new comment (a feedback or topic comment id).
     pub comment_id: Option<Uuid>,
@@ -71,6 +79,7 @@ pub struct NotifyFollowers {
     pub title: String,
     /// `status_change`: the new status; `stage_change`: the new stage's name.
     pub status: Option<String>,
+    /// `status_change`: the status before; `stage_change`: the previous stage's name.
     pub previous_status: Option<String>,
 }
 
@@ -107,46 +116,65 @@ impl NotifyFollowers {
 /// One notification of one subscriber.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
+    /// What `markRead` names it by.
     pub id: NotificationId,
+    /// The subscriber's team.
     pub team_id: TeamId,
     /// The subscriber notified.
     pub subscriber_id: SubscriberId,
+    /// What happened.
     pub kind: NotificationKind,
+    /// The followed feedback item; `None` when the notification is about a topic.
     pub feedback_id: Option<FeedbackId>,
+    /// The followed topic; `None` when the notification is about a feedback item.
     pub topic_id: Option<TopicId>,
+    /// `comment`: the new feedback or topic comment; `None` for the other kinds.
     pub comment_id: Option<Uuid>,
+    /// The item's or topic's title when it happened; kept after the item is deleted.
     pub title: String,
+    /// `status_change`: the new status; `stage_change`: the new stage's name.
     pub status: Option<String>,
+    /// `status_change`: the status before; `stage_change`: the previous stage's name.
     pub previous_status: Option<String>,
+    /// Who caused it; `None` when nobody in particular did (a change by the team).
     pub actor_id: Option<SubscriberId>,
+    /// When the subscriber marked it read; `None` while unread.
     pub read_at: Option<Timestamp>,
+    /// When the change that caused it was written.
     pub created_at: Timestamp,
 }
 
 /// A notification as listed: with its actor (`None` when there is none, or it is gone).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotificationView {
+    /// The notification as stored.
     pub notification: Notification,
+    /// The subscriber behind `actor_id`, as they are now.
     pub actor: Option<SubscriberRef>,
 }
 
 /// A validated `public/notifications.list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotificationQuery {
+    /// Leaves out the notifications already read.
     pub unread_only: bool,
+    /// The slice of the newest-first list to return.
     pub page: PageRequest,
 }
 
 /// One page of a subscriber's notifications (newest first) and how many are unread in all.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotificationPage {
+    /// The page, with the total the query selects.
     pub page: Paged<NotificationView>,
+    /// The subscriber's unread notifications in all, whatever the query.
     pub unread: i64,
 }
 
 /// Which of a subscriber's notifications `markRead` touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MarkRead {
+    /// Every unread notification of the subscriber.
     All,
     /// These ids, where they are the subscriber's (others are ignored).
     Ids(Vec<NotificationId>),

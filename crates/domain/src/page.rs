@@ -2,15 +2,40 @@
 
 use crate::error::{DomainError, DomainResult};
 
+/// The largest page; a larger `limit` is clamped to it.
 pub const MAX_LIMIT: i64 = 100;
 
+/// A validated `limit` and `offset` of a list request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PageRequest {
+    /// Items per page: 1..=[`MAX_LIMIT`].
     pub limit: i64,
+    /// Items skipped before the page: 0 or more.
     pub offset: i64,
 }
 
 impl PageRequest {
+    /// Validates a list's `limit` and `offset`: an absent `limit` is the operation's
+    /// `default_limit`, one over [`MAX_LIMIT`] is clamped, one below 1 is invalid; an absent
+    /// `offset` is 0, a negative one is invalid.
+    ///
+    /// ```
+    /// use sounding_domain::page::PageRequest;
+    /// use sounding_domain::DomainError;
+    ///
+    /// let page = PageRequest::new(None, None, 20).unwrap();
+    /// assert_eq!((page.limit, page.offset), (20, 0));
+    /// let page = PageRequest::new(Some(1_000), Some(40), 20).unwrap();
+    /// assert_eq!((page.limit, page.offset), (100, 40));
+    /// assert_eq!(
+    ///     PageRequest::new(Some(0), None, 20),
+    ///     Err(DomainError::invalid("limit must be between 1 and 100"))
+    /// );
+    /// assert_eq!(
+    ///     PageRequest::new(None, Some(-1), 20),
+    ///     Err(DomainError::invalid("offset must be 0 or more"))
+    /// );
+    /// ```
     pub fn new(limit: Option<i64>, offset: Option<i64>, default_limit: i64) -> DomainResult<Self> {
         let limit = match limit {
             None => default_limit,
@@ -31,8 +56,11 @@ impl PageRequest {
 /// One page of results and the total the page was cut from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Paged<T> {
+    /// The page's items in the list's order: at most `page.limit`.
     pub items: Vec<T>,
+    /// How many items the query selects across all pages.
     pub total: i64,
+    /// The request the page answers.
     pub page: PageRequest,
 }
 

@@ -56,7 +56,9 @@ pub fn event_is_prunable(
 /// What one prune deleted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Pruned {
+    /// Finished deliveries deleted.
     pub deliveries: usize,
+    /// Outbox events deleted.
     pub events: usize,
 }
 

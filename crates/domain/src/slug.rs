@@ -2,12 +2,24 @@
 
 use rand::{distributions::Uniform, Rng};
 
+/// The longest slug a title makes in a url, in characters (decisions §1).
 pub const TITLE_SLUG_MAX: usize = 60;
+/// The length of a `urlId`: characters of `[a-z0-9]`.
 pub const URL_ID_LEN: usize = 10;
 const URL_ID_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 
 /// Lowercase ASCII words joined by single `-`, at most `max` characters, non-ASCII
 /// transliterated; `None` when nothing is left.
+///
+/// ```
+/// use sounding_domain::slug::{slugify, title_slug};
+///
+/// assert_eq!(slugify("  Crème brûlée, please!! ", 60).as_deref(), Some("creme-brulee-please"));
+/// // Cut at a word boundary when the whole would be too long.
+/// assert_eq!(slugify("alpha beta gamma", 11).as_deref(), Some("alpha-beta"));
+/// assert_eq!(slugify("???", 60), None);
+/// assert_eq!(title_slug("???"), "untitled");
+/// ```
 pub fn slugify(raw: &str, max: usize) -> Option<String> {
     let ascii = deunicode::deunicode(raw).to_ascii_lowercase();
     let mut slug = String::with_capacity(ascii.len().min(max));
@@ -43,6 +55,16 @@ pub fn new_url_id(rng: &mut impl Rng) -> String {
         .collect()
 }
 
+/// The `url` of a feedback item, topic or document: `/<title-slug>-<urlId>`.
+///
+/// ```
+/// use sounding_domain::slug::{url_id_from_slug, url_path};
+///
+/// let url = url_path("Dark mode, please", "k3x9q0a7bz");
+/// assert_eq!(url, "/dark-mode-please-k3x9q0a7bz");
+/// assert_eq!(url_id_from_slug(&url), Some("k3x9q0a7bz"));
+/// assert_eq!(url_id_from_slug("dark-mode-NOT-AN-ID"), None);
+/// ```
 pub fn url_path(title: &str, url_id: &str) -> String {
     format!("/{}-{url_id}", title_slug(title))
 }

@@ -11,25 +11,49 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// A stage's settings, shown as its `meta`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StageMeta {
     /// Visible to team members only; takes no public topics.
     pub is_private: bool,
     /// New public topics are published at once even when the team moderates.
     pub disable_moderation: bool,
+    /// `#RRGGBB`, upper case; `None` until set.
     pub color: Option<String>,
 }
 
 /// Changes to a stage's meta; only the three documented keys are read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StageMetaPatch {
+    /// `meta.isPrivate`; `None` keeps the setting.
     pub is_private: Option<bool>,
+    /// `meta.disableModeration`; `None` keeps the setting.
     pub disable_moderation: Option<bool>,
     /// `Some(None)` clears the color.
     pub color: Option<Option<String>>,
 }
 
 impl StageMetaPatch {
+    /// Reads a client's `meta`: absent or `null` changes nothing; otherwise an object whose
+    /// `isPrivate` and `disableModeration` are booleans and `color` a hex color or `null`
+    /// (each absent or `null` flag is left as it is). Other keys are ignored.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use sounding_domain::stage::{StageMeta, StageMetaPatch};
+    ///
+    /// let patch = StageMetaPatch::from_json(Some(&json!({
+    ///     "isPrivate": true, "color": "#3b82f6", "unknown": 1
+    /// })))
+    /// .unwrap();
+    /// // A new stage of a public roadmap, made private by its meta.
+    /// let meta = patch.for_new_stage(false);
+    /// assert!(meta.is_private && !meta.disable_moderation);
+    /// assert_eq!(meta.color.as_deref(), Some("#3B82F6"));
+    /// // Without a patch, a stage is as private as its roadmap.
+    /// assert!(StageMetaPatch::default().for_new_stage(true).is_private);
+    /// assert!(StageMetaPatch::from_json(Some(&json!({"isPrivate": "yes"}))).is_err());
+    /// ```
     pub fn from_json(value: Option<&Value>) -> DomainResult<Self> {
         let map = match value {
             None | Some(Value::Null) => return Ok(Self::default()),
@@ -56,6 +80,7 @@ impl StageMetaPatch {
         meta
     }
 
+    /// Sets the settings the patch names; the others stay as they are.
     pub fn apply(self, meta: &mut StageMeta) {
         if let Some(v) = self.is_private {
             meta.is_private = v;
@@ -69,16 +94,24 @@ impl StageMetaPatch {
     }
 }
 
+/// A step of a roadmap (such as `Planned`) holding topics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stage {
+    /// Names the stage in `stages.*` and in its topics.
     pub id: StageId,
+    /// The team that owns it.
     pub team_id: TeamId,
+    /// The one roadmap it belongs to.
     pub roadmap_id: RoadmapId,
+    /// 1–255 characters after trimming; followers see it when a topic moves here.
     pub name: String,
     /// 1-based position in the roadmap; the store keeps the sequence gapless.
     pub order: i64,
+    /// Privacy, moderation and color.
     pub meta: StageMeta,
+    /// When the stage was created.
     pub created_at: Timestamp,
+    /// The last `stages.update` that changed or moved it.
     pub updated_at: Timestamp,
 }
 
@@ -107,7 +140,9 @@ impl Stage {
 /// A stage with the number of its published topics.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageView {
+    /// The stage as stored.
     pub stage: Stage,
+    /// Its published topics, for every caller (unpublished ones are not counted).
     pub topic_count: i64,
 }
 
@@ -119,6 +154,7 @@ pub fn parse_order(order: Option<i64>) -> DomainResult<Option<i64>> {
     }
 }
 
+/// A stage's name: required, trimmed, at most 255 characters.
 pub fn stage_name(raw: Option<&str>) -> DomainResult<String> {
     text::required("name", raw, text::NAME_MAX)
 }

@@ -15,18 +15,25 @@ pub const DEFAULT_COLOR: &str = "#3B82F6";
 /// The most tags `feedbacks.update {tagIds}` may put on one item.
 pub const MAX_PER_FEEDBACK: usize = 100;
 
+/// A label the team puts on feedback items.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tag {
+    /// Names the tag in `tags.*` and in `feedbacks.update {tagIds}`.
     pub id: TagId,
+    /// The team that owns it.
     pub team_id: TeamId,
+    /// 1–50 characters after trimming; unique in the team ignoring case ([`name_key`]).
     pub name: String,
     /// `#RRGGBB`, upper case.
     pub color: String,
+    /// When the tag was created.
     pub created_at: Timestamp,
+    /// The last rename or recolour.
     pub updated_at: Timestamp,
 }
 
 impl Tag {
+    /// The tag `tags.create` makes of a validated input.
     pub fn new(team_id: TeamId, input: NewTag, now: Timestamp) -> Self {
         Self {
             id: TagId::new(),
@@ -43,6 +50,7 @@ impl Tag {
         name_key(&self.name)
     }
 
+    /// The tag as shown on a feedback item.
     pub fn as_ref(&self) -> TagRef {
         TagRef {
             id: self.id,
@@ -55,8 +63,11 @@ impl Tag {
 /// A tag as shown on a feedback item.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TagRef {
+    /// What `feedbacks.update {tagIds}` names the tag by.
     pub id: TagId,
+    /// The name as it is now: a rename shows on the item's next read.
     pub name: String,
+    /// `#RRGGBB`, upper case.
     pub color: String,
 }
 
@@ -68,6 +79,22 @@ pub fn name_key(name: &str) -> String {
 
 /// The order tags are shown in: by name ignoring case, then by name, then by id. Applied in
 /// code rather than SQL so the engines' collations cannot disagree.
+///
+/// ```
+/// use sounding_domain::tag::{sort_tags, TagRef, DEFAULT_COLOR};
+/// use sounding_domain::TagId;
+///
+/// let tag = |name: &str| TagRef {
+///     id: TagId::new(),
+///     name: name.into(),
+///     color: DEFAULT_COLOR.into(),
+/// };
+/// let mut tags = vec![tag("beta"), tag("Alpha"), tag("alpha"), tag("Gamma")];
+/// sort_tags(&mut tags);
+/// let names: Vec<&str> = tags.iter().map(|t| t.name.as_str()).collect();
+/// // Case is ignored first; only a tie on it is broken by the name itself.
+/// assert_eq!(names, ["Alpha", "alpha", "beta", "Gamma"]);
+/// ```
 pub fn sort_tags(tags: &mut [TagRef]) {
     tags.sort_by(|a, b| {
         name_key(&a.name)
@@ -98,11 +125,27 @@ fn parse_color(raw: &str) -> DomainResult<String> {
 /// A validated `tags.create`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewTag {
+    /// Trimmed, 1–50 characters.
     pub name: String,
+    /// `#RRGGBB` upper case; [`DEFAULT_COLOR`] when not given.
     pub color: String,
 }
 
 impl NewTag {
+    /// Validates `tags.create`: `name` required, `color` a hex color when given.
+    ///
+    /// ```
+    /// use sounding_domain::tag::NewTag;
+    /// use sounding_domain::DomainError;
+    ///
+    /// let tag = NewTag::new(Some(" Bug "), Some("#ff00aa")).unwrap();
+    /// assert_eq!((tag.name.as_str(), tag.color.as_str()), ("Bug", "#FF00AA"));
+    /// assert_eq!(NewTag::new(Some("Bug"), None).unwrap().color, "#3B82F6");
+    /// assert_eq!(
+    ///     NewTag::new(Some(&"x".repeat(51)), None),
+    ///     Err(DomainError::invalid("name must be at most 50 characters"))
+    /// );
+    /// ```
     pub fn new(name: Option<&str>, color: Option<&str>) -> DomainResult<Self> {
         Ok(Self {
             name: parse_name(name)?,
@@ -117,11 +160,14 @@ impl NewTag {
 /// A validated `tags.update`; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TagPatch {
+    /// A new name: trimmed, 1–50 characters.
     pub name: Option<String>,
+    /// A new colour: `#RRGGBB`, upper case.
     pub color: Option<String>,
 }
 
 impl TagPatch {
+    /// Validates `tags.update`: a name, when given, may not be blank.
     pub fn new(name: Option<&str>, color: Option<&str>) -> DomainResult<Self> {
         Ok(Self {
             name: name.map(|n| parse_name(Some(n))).transpose()?,

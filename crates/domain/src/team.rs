@@ -7,20 +7,27 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// A tenant: owns boards, roadmaps, subscribers, users and keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Team {
+    /// Every row of the team carries it.
     pub id: TeamId,
+    /// 1–255 characters after trimming.
     pub name: String,
+    /// A lowercase DNS label ([`parse_subdomain`]), unique among teams.
     pub subdomain: String,
     /// Lets a team API key create topics for anonymous visitors.
     pub allow_anonymous_feedback: bool,
     /// Holds new public feedback (and topics in moderated stages) until the team publishes it.
     pub public_board_moderation: bool,
+    /// When the team was created.
     pub created_at: Timestamp,
+    /// The last change of its name or settings.
     pub updated_at: Timestamp,
 }
 
 impl Team {
+    /// A new team with both settings off; refused when the name or subdomain is invalid.
     pub fn new(name: &str, subdomain: &str, now: Timestamp) -> DomainResult<Self> {
         Ok(Self {
             id: TeamId::new(),
@@ -54,12 +61,16 @@ impl Team {
 /// The settings `teams.update` may change; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TeamPatch {
+    /// A new name: trimmed, 1–255 characters.
     pub name: Option<String>,
+    /// Turns anonymous topic creation on or off.
     pub allow_anonymous_feedback: Option<bool>,
+    /// Turns moderation of new public feedback on or off.
     pub public_board_moderation: Option<bool>,
 }
 
 impl TeamPatch {
+    /// Validates `teams.update`: a name, when given, may not be blank.
     pub fn new(
         name: Option<&str>,
         allow_anonymous_feedback: Option<bool>,
@@ -74,6 +85,15 @@ impl TeamPatch {
 }
 
 /// A DNS label: 1–63 of `[a-z0-9-]`, not starting or ending with `-`. Case is folded.
+///
+/// ```
+/// use sounding_domain::team::parse_subdomain;
+///
+/// assert_eq!(parse_subdomain(" Acme-1 ").unwrap(), "acme-1");
+/// assert!(parse_subdomain("-acme").is_err());
+/// assert!(parse_subdomain("ac_me").is_err());
+/// assert!(parse_subdomain(&"a".repeat(64)).is_err());
+/// ```
 pub fn parse_subdomain(raw: &str) -> DomainResult<String> {
     let value = raw.trim().to_ascii_lowercase();
     let ok = (1..=63).contains(&value.len())

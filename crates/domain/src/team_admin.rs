@@ -47,6 +47,7 @@ pub enum SubscriberSort {
 }
 
 impl SubscriberSort {
+    /// Every order `sortBy` accepts.
     pub const ALL: [SubscriberSort; 5] = [
         SubscriberSort::CreatedAt,
         SubscriberSort::LastUpdated,
@@ -55,6 +56,7 @@ impl SubscriberSort {
         SubscriberSort::Mmr,
     ];
 
+    /// The `sortBy` value: `createdAt`, `lastUpdated`, `name`, `email` or `mmr`.
     pub fn as_str(self) -> &'static str {
         match self {
             SubscriberSort::CreatedAt => "createdAt",
@@ -65,6 +67,7 @@ impl SubscriberSort {
         }
     }
 
+    /// Reads `sortBy`: [`SubscriberSort::CreatedAt`] when absent; an unknown value is invalid.
     pub fn parse(raw: Option<&str>) -> DomainResult<Self> {
         match raw {
             None => Ok(Self::default()),
@@ -85,11 +88,15 @@ impl SubscriberSort {
 pub struct SubscriberQuery {
     /// Lowercased; matched as a substring of the name (case-insensitively) or the e-mail.
     pub search: Option<String>,
+    /// The order, each with its fixed direction.
     pub sort: SubscriberSort,
+    /// The slice of the ordered list to return.
     pub page: PageRequest,
 }
 
 impl SubscriberQuery {
+    /// Validates `subscribers.list`: a search of at most 255 characters (a blank one is no
+    /// search) and a known `sortBy`.
     pub fn new(
         search: Option<&str>,
         sort_by: Option<&str>,
@@ -122,11 +129,15 @@ impl SubscriberQuery {
 /// A validated `subscribers.update`: the name replaced, meta merged as `identify` does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscriberPatch {
+    /// A new name: trimmed, 1–255 characters.
     pub name: Option<String>,
+    /// Keys to merge into the stored meta; a `null` value removes its key.
     pub meta: Option<Meta>,
 }
 
 impl SubscriberPatch {
+    /// Validates `subscribers.update`: a name, when given, may not be blank; `meta` must be
+    /// an object within the size and depth limits (`null` is no change).
     pub fn new(name: Option<&str>, meta: Option<&Value>) -> DomainResult<Self> {
         let name = match name {
             None => None,
@@ -171,12 +182,16 @@ impl Subscriber {
 /// A validated `users.create`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewUser {
+    /// The user's address: a subscriber with it is a team member.
     pub email: Email,
+    /// Trimmed, 1–255 characters.
     pub name: String,
+    /// The role to give; only an owner may give `owner` ([`may_create_user`]).
     pub role: Role,
 }
 
 impl NewUser {
+    /// Validates `users.create`: `email`, `name` and `role` are all required.
     pub fn new(email: Option<&str>, name: Option<&str>, role: Option<&str>) -> DomainResult<Self> {
         let email = Email::parse(email.unwrap_or_default())?;
         let name = text::required("name", name, text::NAME_MAX)?;
@@ -184,6 +199,7 @@ impl NewUser {
         Ok(Self { email, name, role })
     }
 
+    /// The new user of `team_id`, added at `now`.
     pub fn into_user(self, team_id: TeamId, now: Timestamp) -> TeamUser {
         TeamUser {
             id: UserId::new(),
@@ -201,6 +217,25 @@ fn owners_only(what: &str) -> DomainError {
 }
 
 /// Whether `caller` may give a new user `role`: only an owner makes owners.
+///
+/// ```
+/// use sounding_domain::access::{KeyHolder, Role};
+/// use sounding_domain::team_admin::{issued_key_role, may_create_user};
+/// use sounding_domain::{ApiKeyId, TeamId, UserId};
+///
+/// let admin = KeyHolder {
+///     team_id: TeamId::new(),
+///     key_id: ApiKeyId::new(),
+///     user_id: UserId::new(),
+///     role: Role::Admin,
+///     read_only: false,
+/// };
+/// assert!(may_create_user(&admin, Role::Admin).is_ok());
+/// assert!(may_create_user(&admin, Role::Owner).is_err());
+/// // Keys an admin issues act as admin at most.
+/// assert_eq!(issued_key_role(&admin, None), Ok(Role::Admin));
+/// assert!(issued_key_role(&admin, Some(Role::Owner)).is_err());
+/// ```
 pub fn may_create_user(caller: &KeyHolder, role: Role) -> DomainResult<()> {
     if role == Role::Owner && caller.role < Role::Owner {
         return Err(owners_only("create an owner"));

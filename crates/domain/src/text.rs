@@ -3,15 +3,40 @@
 
 use crate::error::{DomainError, DomainResult};
 
+/// The longest title: of a feedback item, topic or document.
 pub const TITLE_MAX: usize = 255;
+/// The longest body: a text or description (feedback, topics, boards, roadmaps, documents).
 pub const TEXT_MAX: usize = 50_000;
+/// The longest comment, on feedback or on a topic.
 pub const COMMENT_MAX: usize = 10_000;
+/// The longest name: of a team, user, subscriber, board, roadmap, stage or API key.
 pub const NAME_MAX: usize = 255;
+/// The longest e-mail address, counted as sent and once trimmed.
 pub const EMAIL_MAX: usize = 254;
+/// The longest board slug; a given one is counted as sent, surrounding blanks included.
 pub const SLUG_MAX: usize = 100;
+/// The longest URL a client may give: an avatar, a webhook target.
 pub const URL_MAX: usize = 2_048;
 
 /// A required text field: trimmed, non-empty, at most `max` characters.
+///
+/// ```
+/// use sounding_domain::text::{optional, required};
+/// use sounding_domain::DomainError;
+///
+/// assert_eq!(required("title", Some("  Dark mode "), 255).unwrap(), "Dark mode");
+/// assert_eq!(
+///     required("title", Some("   "), 255),
+///     Err(DomainError::invalid("title is required"))
+/// );
+/// // Lengths count characters, not bytes.
+/// assert!(required("name", Some("ééééé"), 5).is_ok());
+/// assert_eq!(
+///     required("name", Some("éééééé"), 5),
+///     Err(DomainError::invalid("name must be at most 5 characters"))
+/// );
+/// assert_eq!(optional("text", None, 5), Ok(None));
+/// ```
 pub fn required(field: &str, raw: Option<&str>, max: usize) -> DomainResult<String> {
     let value = raw.map(str::trim).unwrap_or_default();
     if value.is_empty() {

@@ -5,6 +5,20 @@ use std::fmt;
 
 use time::{format_description::well_known::Rfc3339, OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
+/// An instant in UTC, to the millisecond; printed as `2026-11-22T10:04:05.123Z`.
+///
+/// ```
+/// use sounding_domain::Timestamp;
+///
+/// // Any offset is normalised to UTC, and precision is cut to milliseconds.
+/// let t = Timestamp::parse_rfc3339("2026-11-22T11:04:05.123456+01:00").unwrap();
+/// assert_eq!(t.to_rfc3339(), "2026-11-22T10:04:05.123Z");
+/// assert_eq!(Timestamp::parse_rfc3339(&t.to_rfc3339()), Some(t));
+/// assert_eq!(t.to_string(), t.to_rfc3339());
+/// let day = Timestamp::parse_date("2026-11-22").unwrap();
+/// assert_eq!(day.end_of_day().to_rfc3339(), "2026-11-22T23:59:59.999Z");
+/// assert!(Timestamp::parse_rfc3339("22/11/2026").is_none());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(OffsetDateTime);
 
@@ -12,6 +26,7 @@ impl Timestamp {
     /// 1970-01-01T00:00:00Z.
     pub const UNIX_EPOCH: Timestamp = Timestamp(OffsetDateTime::UNIX_EPOCH);
 
+    /// `at` in UTC, below the millisecond cut off.
     pub fn from_offset(at: OffsetDateTime) -> Self {
         let utc = at.to_offset(UtcOffset::UTC);
         let millis = utc.millisecond();
@@ -42,28 +57,34 @@ impl Timestamp {
         Self(self.0.replace_time(last))
     }
 
+    /// Seconds since the Unix epoch; `None` outside the years the time library represents.
     pub fn from_unix_seconds(secs: i64) -> Option<Self> {
         OffsetDateTime::from_unix_timestamp(secs)
             .ok()
             .map(Self::from_offset)
     }
 
+    /// Reads a date-time without offset (as SQL stores it) as UTC.
     pub fn from_utc_primitive(at: PrimitiveDateTime) -> Self {
         Self::from_offset(at.assume_utc())
     }
 
+    /// The UTC date-time without its offset, as SQL stores it.
     pub fn to_utc_primitive(self) -> PrimitiveDateTime {
         PrimitiveDateTime::new(self.0.date(), self.0.time())
     }
 
+    /// Whole seconds since the Unix epoch, milliseconds dropped.
     pub fn unix_seconds(self) -> i64 {
         self.0.unix_timestamp()
     }
 
+    /// The instant as the `time` crate's type, in UTC.
     pub fn as_offset(self) -> OffsetDateTime {
         self.0
     }
 
+    /// `self` moved by `secs` seconds (back when negative).
     pub fn plus_seconds(self, secs: i64) -> Self {
         Self(self.0 + time::Duration::seconds(secs))
     }

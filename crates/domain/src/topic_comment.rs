@@ -11,15 +11,20 @@ use crate::{
     timestamp::Timestamp,
 };
 
+/// Where a topic comment was written, as the client says (interface: `source`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CommentSource {
+    /// In the embedded widget.
     Widget,
+    /// Through the API directly; the default when the client names none.
     #[default]
     Api,
+    /// From an e-mail reply.
     Email,
 }
 
 impl CommentSource {
+    /// The wire name: `widget`, `api` or `email`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Widget => "widget",
@@ -28,6 +33,7 @@ impl CommentSource {
         }
     }
 
+    /// Reads a wire name; anything else is invalid.
     pub fn parse(raw: &str) -> DomainResult<Self> {
         match raw {
             "widget" => Ok(Self::Widget),
@@ -40,19 +46,28 @@ impl CommentSource {
     }
 }
 
+/// A comment on a topic, or a reply to one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicComment {
+    /// Names the comment in `topic-comments.*` and as a reply's `parentId`.
     pub id: TopicCommentId,
+    /// The topic's team.
     pub team_id: TeamId,
+    /// The topic it is on; a reply is on its parent's topic.
     pub topic_id: TopicId,
+    /// The subscriber who wrote it; kept when they are deleted.
     pub creator_id: SubscriberId,
     /// `None` for a top-level comment.
     pub parent_id: Option<TopicCommentId>,
     /// The thread's top-level comment (itself for a top-level one).
     pub root_id: TopicCommentId,
+    /// 1–10,000 characters after trimming; [`TOMBSTONE_TEXT`] once deleted.
     pub text: String,
+    /// Where it was written.
     pub source: CommentSource,
+    /// When it was written.
     pub created_at: Timestamp,
+    /// The last real change of its text, or its deletion.
     pub updated_at: Timestamp,
     /// Set when the team deleted the comment while replies answered it: the row stays as a
     /// tombstone (text [`TOMBSTONE_TEXT`]) so the replies keep their place in the thread.
@@ -107,23 +122,31 @@ impl TopicComment {
 /// The topic a comment belongs to, as shown in team-wide lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicRef {
+    /// The topic's `topicId`.
     pub id: TopicId,
+    /// Its current title.
     pub title: String,
+    /// Its short id, the end of its `url`.
     pub url_id: String,
 }
 
 /// A comment as read: with its author (`None` once the subscriber is deleted) and topic.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicCommentView {
+    /// The comment as stored.
     pub comment: TopicComment,
+    /// Who wrote it, as they are now.
     pub author: Option<SubscriberRef>,
+    /// The topic it is on.
     pub topic: TopicRef,
 }
 
 /// A top-level comment with every reply below it, oldest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommentThread {
+    /// The top-level comment; possibly a tombstone that replies keep.
     pub root: TopicCommentView,
+    /// Every comment whose `root_id` is the root's, at any depth, oldest first.
     pub replies: Vec<TopicCommentView>,
 }
 
@@ -141,9 +164,12 @@ pub enum ThreadScope {
 pub struct ThreadQuery {
     /// One topic, or every topic of the team in scope.
     pub topic: Option<TopicId>,
+    /// Which topics the caller may see comments of.
     pub scope: ThreadScope,
     /// Orders the top-level comments (ties by id in the same direction).
     pub sort: CommentSort,
+    /// Whether `sort` runs ascending or descending.
     pub direction: Direction,
+    /// The slice of top-level comments to return; replies come with their thread.
     pub page: PageRequest,
 }

@@ -9,9 +9,11 @@ use crate::{
 };
 use async_trait::async_trait;
 
+/// Team users and API keys: what authentication and team administration read and write.
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait AccessStore: Send + Sync {
+    /// Stores a newly issued key (its hash and prefix; the key itself is never stored).
     async fn insert_api_key(&self, key: &ApiKey) -> StoreResult<()>;
     /// The key with this SHA-256 hash and its user's role, if the key still exists.
     async fn api_key_by_hash(&self, key_hash: &str) -> StoreResult<Option<ApiKeyGrant>>;
@@ -23,6 +25,7 @@ pub trait AccessStore: Send + Sync {
     // Team administration (issue 6).
     /// Conflict `user_email` (nothing written) when the team has a user with the e-mail.
     async fn insert_user(&self, user: &TeamUser) -> StoreResult<()>;
+    /// The team's user; `None` when the team has none with this id.
     async fn user(&self, team: TeamId, id: UserId) -> StoreResult<Option<TeamUser>>;
     /// Gives the user `role`; the user as stored, or `None` when gone. Conflict `last_owner`
     /// (nothing written) when it would leave the team without an owner; checked in the same

@@ -16,6 +16,8 @@ use async_trait::async_trait;
 pub trait DocumentStore: Send + Sync {
     /// Conflict `document_url_id` (nothing written) when the team has the `url_id`.
     async fn insert_document(&self, document: &crate::document::Document) -> StoreResult<()>;
+    /// The team's document, published or not, with its reaction counts and, when `viewer` is
+    /// given, their own reactions; `None` when the team has none with this id.
     async fn document(
         &self,
         team: TeamId,

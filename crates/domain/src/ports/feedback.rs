@@ -28,6 +28,8 @@ pub trait FeedbackStore: Send + Sync {
         tags: &[TagId],
         events: &[NewEvent],
     ) -> StoreResult<()>;
+    /// The team's item as read, whether published or archived or not; `None` when the team has
+    /// none with this id.
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>>;
     /// Who may read the item (`feedback`'s view, cut to that); `None` when it is gone.
     async fn feedback_reach(
@@ -35,6 +37,7 @@ pub trait FeedbackStore: Send + Sync {
         team: TeamId,
         id: FeedbackId,
     ) -> StoreResult<Option<FeedbackReach>>;
+    /// The same as `feedback`, found by the item's `urlId`.
     async fn feedback_by_url_id(
         &self,
         team: TeamId,

@@ -57,6 +57,7 @@ pub enum StoreError {
     /// (SQLite `SQLITE_FULL`, PostgreSQL `53100 disk_full`).
     #[error("storage full: {0}")]
     Full(#[source] Cause),
+    /// Any other failure: an unexpected database error, a row that breaks an invariant.
     #[error("storage failure: {0}")]
     Failure(#[source] Cause),
     /// A domain rule refused the change, checked by the store on the row as stored inside its
@@ -66,15 +67,19 @@ pub enum StoreError {
     Refused(DomainError),
 }
 
+/// What every storage method returns.
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// The rules reported in `StoreError::Conflict`. Shown (in logs) by their old wire names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum Conflict {
+    /// Another team has the subdomain.
     #[error("team_subdomain")]
     TeamSubdomain,
+    /// A board's slug is taken in the team.
     #[error("board_slug")]
     BoardSlug,
+    /// The team already has a user with the e-mail.
     #[error("user_email")]
     UserEmail,
     /// A feedback item's `urlId` is taken in the team (the use case draws another).
@@ -115,6 +120,7 @@ pub enum Conflict {
 pub struct Cause(std::sync::Arc<dyn std::error::Error + Send + Sync>);
 
 impl Cause {
+    /// The adapter's own error, kept whole as the source.
     pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         Self(std::sync::Arc::new(error))
     }

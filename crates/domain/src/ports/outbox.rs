@@ -7,6 +7,8 @@ use crate::{
 };
 use async_trait::async_trait;
 
+/// The events waiting to be fanned out to webhook deliveries (`WebhookStore::fan_out`). Writes
+/// usually append their events themselves, in their own transaction.
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait OutboxStore: Send + Sync {

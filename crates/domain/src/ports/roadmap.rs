@@ -20,6 +20,7 @@ pub trait RoadmapStore: Send + Sync {
     async fn insert_roadmap(&self, roadmap: &Roadmap, stages: &[Stage]) -> StoreResult<()>;
     /// The team's roadmaps, oldest first.
     async fn roadmaps(&self, team: TeamId) -> StoreResult<Vec<Roadmap>>;
+    /// The team's roadmap; `None` when the team has none with this id.
     async fn roadmap(&self, team: TeamId, id: RoadmapId) -> StoreResult<Option<Roadmap>>;
     /// Runs `edit` on the roadmap as stored, atomically (see `crate::edit`).
     async fn edit_roadmap(
@@ -49,6 +50,8 @@ pub trait RoadmapStore: Send + Sync {
         roadmap: RoadmapId,
         include_private: bool,
     ) -> StoreResult<Vec<StageView>>;
+    /// The team's stage, private or not, with its published-topic count; `None` when the team
+    /// has none with this id.
     async fn stage(&self, team: TeamId, id: StageId) -> StoreResult<Option<StageView>>;
     /// Runs `edit` on the stage as stored, atomically (see `crate::edit`), and moves it to
     /// `position` when given (renumbering the others; the edit sees the stage's place before

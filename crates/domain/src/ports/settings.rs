@@ -3,6 +3,8 @@
 use crate::ports::StoreResult;
 use async_trait::async_trait;
 
+/// Settings of the whole instance rather than of a team (the generated token-signing secret),
+/// and a health check.
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait SettingsStore: Send + Sync {

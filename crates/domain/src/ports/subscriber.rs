@@ -11,9 +11,12 @@ use crate::{
 };
 use async_trait::async_trait;
 
+/// The team's subscribers: identification, token revocation and administration.
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait SubscriberStore: Send + Sync {
+    /// The team's subscriber, deleted (erased) ones included; `None` when the team has none
+    /// with this id.
     async fn subscriber(&self, team: TeamId, id: SubscriberId) -> StoreResult<Option<Subscriber>>;
     /// `subscriber`, with whether a user of the team has its e-mail
     /// (`TeamUser::makes_member`), in one read: what authenticating a token needs.
@@ -22,6 +25,8 @@ pub trait SubscriberStore: Send + Sync {
         team: TeamId,
         id: SubscriberId,
     ) -> StoreResult<Option<SubscriberSession>>;
+    /// The team's subscriber with exactly this e-mail (pass it normalised, as `Email` makes
+    /// it); `None` when none has it. Erased subscribers have no e-mail, so are never found.
     async fn subscriber_by_email(
         &self,
         team: TeamId,

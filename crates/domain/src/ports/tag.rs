@@ -15,6 +15,7 @@ pub trait TagStore: Send + Sync {
     async fn insert_tag(&self, tag: &crate::tag::Tag) -> StoreResult<()>;
     /// Every tag of the team, in `tag::sort_full` order.
     async fn tags(&self, team: TeamId) -> StoreResult<Vec<crate::tag::Tag>>;
+    /// The team's tag; `None` when the team has none with this id.
     async fn tag(&self, team: TeamId, id: TagId) -> StoreResult<Option<crate::tag::Tag>>;
     /// Runs `edit` on the tag as stored, atomically (see `crate::edit`). Conflict `tag_name`
     /// (nothing written) when another tag of the team has the new name.

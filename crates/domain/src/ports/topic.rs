@@ -29,7 +29,9 @@ pub trait TopicStore: Send + Sync {
         new_creator: Option<Subscriber>,
         events: &[NewEvent],
     ) -> StoreResult<()>;
+    /// The team's topic as read, published or not; `None` when the team has none with this id.
     async fn topic(&self, team: TeamId, id: TopicId) -> StoreResult<Option<TopicView>>;
+    /// The same as `topic`, found by the topic's `urlId`.
     async fn topic_by_url_id(&self, team: TeamId, url_id: &str) -> StoreResult<Option<TopicView>>;
 
     /// Runs `edit` on the topic as stored, atomically (see `crate::edit`): every field but
@@ -72,6 +74,8 @@ pub trait TopicStore: Send + Sync {
         topic: TopicId,
         subscriber: SubscriberId,
     ) -> StoreResult<Option<i64>>;
+    /// The topic's vote count and whether `subscriber` (when given) voted; `None` when the
+    /// topic is gone.
     async fn topic_vote_state(
         &self,
         team: TeamId,
@@ -87,6 +91,7 @@ pub trait TopicStore: Send + Sync {
         comment: &TopicComment,
         events: &[NewEvent],
     ) -> StoreResult<bool>;
+    /// The team's comment, tombstones included; `None` when the team has none with this id.
     async fn topic_comment(
         &self,
         team: TeamId,

@@ -18,6 +18,7 @@ pub trait WebhookStore: Send + Sync {
     /// The team's subscriptions, oldest first.
     async fn webhooks(&self, team: TeamId)
         -> StoreResult<Vec<crate::webhook::WebhookSubscription>>;
+    /// The team's subscription; `None` when the team has none with this id.
     async fn webhook(
         &self,
         team: TeamId,
@@ -91,6 +92,8 @@ pub trait HostResolver: Send + Sync {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait WebhookSender: Send + Sync {
+    /// Makes one attempt and reports how it went; a failure to connect or a refused address
+    /// is an outcome too, never an error of the call.
     async fn send(
         &self,
         request: &crate::webhook::WebhookRequest,
