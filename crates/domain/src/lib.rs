@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Sounding's domain: the entities, value types and rules of a feedback service, and the
 //! ports (traits) through which the use cases reach storage and the outside world.
 //!

@@ -155,6 +155,7 @@ impl Subscriber {
     /// the typed attributes extracted again. Refused, with the subscriber unchanged, when the
     /// merged meta would pass 16 KiB.
     pub fn apply_patch(&mut self, patch: &SubscriberPatch, now: Timestamp) -> DomainResult<()> {
+        let before = (self.name.clone(), self.meta.clone());
         if let Some(meta) = &patch.meta {
             meta::merge_bounded("meta", &mut self.meta, meta)?;
             self.attributes = Attributes::extract(&self.meta);
@@ -162,7 +163,10 @@ impl Subscriber {
         if let Some(name) = &patch.name {
             self.name = name.clone();
         }
-        self.last_updated = now;
+        // `lastUpdated` is when the data last changed: a patch that changes nothing leaves it.
+        if (&self.name, &self.meta) != (&before.0, &before.1) {
+            self.last_updated = now;
+        }
         Ok(())
     }
 
@@ -325,6 +329,11 @@ mod tests {
         assert_eq!(s.attributes.mmr, Some(10.0));
         assert_eq!(s.attributes.plan, None);
         assert!(SubscriberPatch::new(Some("  "), None).is_err());
+        assert_eq!(s.last_updated, now.plus_seconds(1));
+
+        // The same values again change nothing, so the time of the last change stays.
+        s.apply_patch(&patch, now.plus_seconds(2)).unwrap();
+        assert_eq!(s.last_updated, now.plus_seconds(1));
     }
 
     #[test]

@@ -193,7 +193,7 @@ pub struct ApiKeyDto {
     /// The key's first 6 characters, to recognise it.
     #[schema(example = "Ab3dE9")]
     pub prefix: String,
-    /// The role the key acts with (never above its user's).
+    /// The role the key was issued with; it acts with at most its user's current role.
     #[schema(example = "admin")]
     pub role: &'static str,
     pub read_only: bool,
