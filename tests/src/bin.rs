@@ -73,6 +73,17 @@ impl ServerProcess {
         Self::spawn(Command::new(sounding_bin()), database_url, extra_env)
     }
 
+    /// `start` with `dir` as the working directory.
+    pub fn start_in(
+        dir: &std::path::Path,
+        database_url: &str,
+        extra_env: &[(&str, &str)],
+    ) -> ServerProcess {
+        let mut command = Command::new(sounding_bin());
+        command.current_dir(dir);
+        Self::spawn(command, database_url, extra_env)
+    }
+
     /// `start` with the process's umask set to `umask` (e.g. "022") by `sh`, which then
     /// `exec`s the server: the workspace forbids the `unsafe` a pre-exec hook would need.
     pub fn start_with_umask(

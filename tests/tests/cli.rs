@@ -127,6 +127,60 @@ fn first_start_prints_the_default_key_once_and_later_starts_do_not() {
     assert_eq!(status, 200);
 }
 
+/// The 38-character owner key in a start's banner.
+fn banner_key(printed: &str) -> String {
+    printed
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| w.len() == 38)
+        .expect("a 38-character key in the banner")
+        .to_owned()
+}
+
+#[test]
+fn on_memory_the_server_prints_its_key_writes_no_file_and_forgets_everything_at_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = ServerProcess::start_in(dir.path(), "memory://", &[]);
+    let printed = first
+        .stdout_with("forgotten when the server stops")
+        .join("\n");
+    let key = banner_key(&printed);
+    let (status, _) = post(
+        &first.base_url,
+        "feedback-boards.create",
+        &key,
+        json!({"name": "Ideas"}),
+    );
+    assert_eq!(status, 200);
+    let (status, listed) = post(&first.base_url, "feedback-boards.list", &key, json!({}));
+    assert_eq!(
+        (status, listed["data"][0]["name"].as_str()),
+        (200, Some("Ideas"))
+    );
+    let written: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(written.is_empty(), "memory:// wrote {written:?}");
+    assert_eq!(first.signal_and_wait("TERM").code(), Some(0));
+
+    // A new process starts empty: a new team Default, a new key, the old one unknown.
+    let second = ServerProcess::start_in(dir.path(), "memory://", &[]);
+    let again = banner_key(&second.stdout_with("shown once").join("\n"));
+    assert_ne!(again, key);
+    assert_eq!(post(&second.base_url, "teams.info", &key, json!({})).0, 401);
+    let (_, boards) = post(&second.base_url, "feedback-boards.list", &again, json!({}));
+    assert_eq!(boards["data"], json!([]));
+
+    // The admin commands would run in a process of their own: refused as a usage error.
+    let refused = run(
+        &["team", "create", "--name", "A", "--subdomain", "a"],
+        "memory://",
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("memory:// keeps nothing between processes"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn api_key_create_and_revoke_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
