@@ -37,10 +37,14 @@ macro_rules! from_ref_by_clone {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriberSummary {
+    /// The subscriber's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: SubscriberId,
+    /// Display name; `Deleted subscriber` once the team deleted them.
     pub name: String,
+    /// Lowercased e-mail; null for a deleted subscriber or an anonymous one who gave none.
     pub email: Option<String>,
+    /// An http(s) image URL, or null.
     pub avatar_url: Option<String>,
 }
 
@@ -61,9 +65,12 @@ impl From<SubscriberRef> for SubscriberSummary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardSummary {
+    /// The board's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: BoardId,
+    /// Display name.
     pub name: String,
+    /// URL-safe identifier, unique in the team.
     pub slug: String,
 }
 
@@ -81,8 +88,10 @@ impl From<&BoardRef> for BoardSummary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TagJson {
+    /// The tag's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: TagId,
+    /// Display name, unique in the team ignoring case.
     pub name: String,
     /// `#RRGGBB`.
     #[cfg_attr(feature = "openapi", schema(example = "#3B82F6"))]
@@ -104,6 +113,7 @@ impl From<&TagRef> for TagJson {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FeedbackJson {
+    /// The item's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: FeedbackId,
     /// Ten characters of `[a-z0-9]`, unique in the team; kept when the title changes.
@@ -112,7 +122,9 @@ pub struct FeedbackJson {
     /// `/<title-slug>-<urlId>`, regenerated when the title changes.
     #[cfg_attr(feature = "openapi", schema(example = "/dark-mode-k3j9x0a2mq"))]
     pub url: String,
+    /// Never empty; at most 255 characters.
     pub title: String,
+    /// Plain text; empty when none was given.
     pub text: String,
     /// `in_review`, `in_progress`, `planned`, `completed` or `closed`.
     pub status: &'static str,
@@ -127,10 +139,12 @@ pub struct FeedbackJson {
     pub board_id: Option<BoardId>,
     /// `{id, name, slug}`, or null when the item is on no board.
     pub board: Option<BoardSummary>,
+    /// The UUID of the subscriber who created the item.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub creator_id: SubscriberId,
     /// The creator.
     pub subscriber: Option<SubscriberSummary>,
+    /// The owning team's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub team_id: TeamId,
     /// Votes, counted live.
@@ -139,19 +153,25 @@ pub struct FeedbackJson {
     pub feedback_comments_count: i64,
     /// `{id, name, color}` of each tag, by name ignoring case; `[]` when none.
     pub tags: Vec<TagJson>,
+    /// Custom metadata as the client sent it, merged key by key on update.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub meta: Meta,
     /// Null while awaiting moderation.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub published_at: Option<Timestamp>,
+    /// When the item was created.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    /// When the item last really changed.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
+    /// When the team archived the item (it is then left out of lists); null otherwise.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub archived_at: Option<Timestamp>,
+    /// The UUID of the subscriber who made the latest change; null until it is first edited.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Uuid))]
     pub last_modified_by_id: Option<SubscriberId>,
+    /// That subscriber; null until the item is first edited.
     pub last_modified_by: Option<SubscriberSummary>,
     /// Only in `public/feedbacks.info` under a subscriber token: whether the caller follows it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -199,19 +219,25 @@ impl From<FeedbackView> for FeedbackJson {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CommentJson {
+    /// The comment's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: FeedbackCommentId,
+    /// 1 to 10,000 characters.
     pub text: String,
+    /// The UUID of the item commented on.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub feedback_id: FeedbackId,
+    /// The UUID of the author.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub subscriber_id: SubscriberId,
     /// The author.
     pub subscriber: Option<SubscriberSummary>,
     /// True: visible to team members only.
     pub is_private: bool,
+    /// When the comment was posted.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    /// When its text or privacy last changed.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
 }
@@ -237,12 +263,16 @@ impl From<&CommentView> for CommentJson {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct VoteJson {
+    /// The vote's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: FeedbackVoteId,
+    /// The UUID of the item voted for.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub feedback_id: FeedbackId,
+    /// The UUID of the voter.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub subscriber_id: SubscriberId,
+    /// When the vote was cast.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
 }
@@ -262,9 +292,12 @@ impl From<&FeedbackVote> for VoteJson {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StageSummary {
+    /// The stage's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: StageId,
+    /// Display name.
     pub name: String,
+    /// Position in the roadmap: 1, 2, 3… without gaps.
     pub order: i64,
 }
 
@@ -283,34 +316,46 @@ impl From<&StageRef> for StageSummary {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TopicJson {
+    /// The topic's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: TopicId,
+    /// Ten characters of `[a-z0-9]`, unique in the team; kept when the title changes.
     #[cfg_attr(feature = "openapi", schema(example = "p2k9x0a2mq"))]
     pub url_id: String,
+    /// `/<title-slug>-<urlId>`, following the current title.
     #[cfg_attr(feature = "openapi", schema(example = "/dark-mode-p2k9x0a2mq"))]
     pub url: String,
+    /// Never empty; at most 255 characters.
     pub title: String,
     /// Defaults to the title.
     pub description: String,
+    /// Full details; empty when none were given.
     pub text: String,
     /// Null while awaiting moderation.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub published_at: Option<Timestamp>,
+    /// When the topic was created.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    /// When the topic last really changed.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
     /// Views, counted once per viewer per 2 minutes.
     pub visits: i64,
+    /// The UUID of the roadmap the topic's stage belongs to.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub roadmap_id: RoadmapId,
+    /// The UUID of the stage the topic is in.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub stage_id: StageId,
+    /// `{id, name, order}` of that stage.
     pub stage: StageSummary,
     /// The creator.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub subscriber_id: SubscriberId,
+    /// Votes on the topic.
     pub vote_count: i64,
+    /// Comments and replies on the topic, deleted ones (tombstones) left out.
     pub comment_count: i64,
     /// Only `ctaTitle`, `ctaLink`, `ctaImage`, `description`, `feedback`, `projectId`.
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
@@ -346,9 +391,12 @@ impl From<&TopicView> for TopicJson {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CommentAuthor {
+    /// The subscriber's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: SubscriberId,
+    /// Display name; `Deleted subscriber` once the team deleted them.
     pub name: String,
+    /// Lowercased e-mail; null for a deleted subscriber or an anonymous one who gave none.
     pub email: Option<String>,
 }
 
@@ -366,9 +414,12 @@ impl From<SubscriberRef> for CommentAuthor {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TopicSummary {
+    /// The topic's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: TopicId,
+    /// The topic's current title.
     pub title: String,
+    /// `/<title-slug>-<urlId>` of the topic.
     pub url: String,
 }
 
@@ -378,9 +429,12 @@ pub struct TopicSummary {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TopicCommentJson {
+    /// The comment's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: TopicCommentId,
+    /// 1 to 10,000 characters; `[deleted]` on a tombstone.
     pub text: String,
+    /// The UUID of the topic commented on.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub topic_id: TopicId,
     /// The author (a subscriber).
@@ -391,8 +445,10 @@ pub struct TopicCommentJson {
     pub parent_id: Option<TopicCommentId>,
     /// `widget`, `api` or `email`.
     pub source: &'static str,
+    /// When the comment was posted.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
+    /// When its text last changed.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub updated_at: Timestamp,
     /// `{id, name, email}`; null when the subscriber was deleted.
@@ -402,8 +458,10 @@ pub struct TopicCommentJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub deleted_at: Option<Timestamp>,
+    /// `{id, title, url}` of the topic; only in lists that span every topic of the team.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<TopicSummary>,
+    /// In lists, on a top-level comment: every reply below it, at any depth, oldest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(no_recursion))]
     pub replies: Option<Vec<TopicCommentJson>>,
@@ -455,12 +513,16 @@ impl TopicCommentJson {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TopicVoteJson {
+    /// The vote's UUID.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: TopicVoteId,
+    /// The UUID of the topic voted for.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub topic_id: TopicId,
+    /// The UUID of the voter.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub creator_id: SubscriberId,
+    /// When the vote was cast.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub created_at: Timestamp,
 }

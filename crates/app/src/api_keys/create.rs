@@ -11,22 +11,32 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// A key to create from the command line (`sounding api-key create`).
 #[derive(Debug, Clone)]
 pub struct NewApiKey {
     /// A team id or subdomain.
     pub team: String,
+    /// The role the key acts with, capped by its owner's role at authentication.
     pub role: Role,
+    /// Whether the key may only call `.list`, `.info` and `.count` operations.
     pub read_only: bool,
+    /// A label shown in listings; trimmed, at most 255 characters.
     pub name: Option<String>,
 }
 
+/// A created key, with its secret in clear: shown once, never stored.
 #[derive(Debug, Clone)]
 pub struct CreatedApiKey {
+    /// The team the key belongs to.
     pub team: Team,
+    /// The key as stored (hash and prefix only).
     pub key: ApiKey,
+    /// The 38-character key to hand to the client.
     pub secret: ApiKeySecret,
 }
 
+/// Creates a key for the team `input.team` names, owned by its first owner. 404 when the
+/// team, or an owner of it, does not exist. No caller check: the command line is trusted.
 pub async fn create_api_key(
     teams: &dyn TeamStore,
     access: &dyn AccessStore,

@@ -9,6 +9,8 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `api-keys.delete {id}`: deletes one of the caller's team's keys and returns its id.
+/// Owners and admins only (403 otherwise); 404 when the team has no such key.
 pub async fn delete_api_key(
     access: &dyn AccessStore,
     caller: &KeyHolder,

@@ -11,13 +11,19 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
+/// The body of `api-keys.create`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct IssueApiKey {
+    /// `owner`, `admin` or `member`, at most the caller's own role; the caller's role when absent.
     pub role: Option<String>,
+    /// Whether the new key may only read; `false` when absent.
     pub read_only: Option<bool>,
+    /// A label shown in listings; trimmed, at most 255 characters; blank means none.
     pub name: Option<String>,
 }
 
+/// `api-keys.create`: a new key for the caller's user, with its secret (shown once).
+/// Owners and admins only (403); a role above the caller's is 403 too.
 pub async fn issue_api_key(
     access: &dyn AccessStore,
     clock: &dyn Clock,

@@ -9,6 +9,7 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
+/// `api-keys.list`: the caller's team's keys, oldest first. Owners and admins only (403).
 pub async fn list_api_keys(access: &dyn AccessStore, caller: &KeyHolder) -> AppResult<Vec<ApiKey>> {
     caller.require(Need::Admin(AdminArea::ApiKeys))?;
     Ok(access.api_keys(caller.team_id).await?)

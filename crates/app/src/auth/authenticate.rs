@@ -15,7 +15,9 @@ use crate::error::{AppResult, AuthError};
 /// Where a credential came from; a header wins over the cookie.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
+    /// The `Authorization: Bearer` token: an API key or a subscriber token.
     Bearer(String),
+    /// The `publicAccessToken` cookie: a subscriber token only (an API key there is refused).
     Cookie(String),
 }
 
@@ -27,6 +29,9 @@ impl Credential {
     }
 }
 
+/// Resolves `credential` to the caller: a key holder acting with the lower of its key's and
+/// its user's role, or a subscriber session. 401 `Token expired` for an expired subscriber
+/// token; 401 `Authentication required` for anything else that does not resolve.
 pub async fn authenticate(
     access: &dyn AccessStore,
     subscribers: &dyn SubscriberStore,

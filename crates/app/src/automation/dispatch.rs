@@ -16,6 +16,7 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
+/// How a worker runs its passes of `dispatch_once`.
 #[derive(Debug, Clone)]
 pub struct DispatchOptions {
     /// This worker's name in leases (unique per process).
@@ -31,6 +32,8 @@ pub struct DispatchOptions {
 }
 
 impl DispatchOptions {
+    /// The production settings for the worker `owner`: fan out 500 events and attempt 50
+    /// deliveries per pass, 60-second leases, the full retry schedule.
     pub fn new(owner: impl Into<String>) -> Self {
         Self {
             owner: owner.into(),
@@ -45,10 +48,13 @@ impl DispatchOptions {
 /// What one pass did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DispatchReport {
+    /// Outbox events this pass fanned out into deliveries.
     pub fanned_out: usize,
     /// Whether the fan-out took a full batch, so more events may be waiting.
     pub fan_out_full: bool,
+    /// Deliveries sent (leased and attempted), whatever their outcome.
     pub attempted: usize,
+    /// Attempts the target answered with a 2xx.
     pub delivered: usize,
 }
 
@@ -61,6 +67,9 @@ impl DispatchReport {
     }
 }
 
+/// One pass: fans outbox events out into deliveries, leases the deliveries due (no more per
+/// target than the sender takes at once; the rest are released), sends them and records each
+/// attempt with its next retry or final result. Only the store's errors fail the pass.
 pub async fn dispatch_once(
     webhooks: &dyn WebhookStore,
     sender: &dyn WebhookSender,

@@ -22,6 +22,7 @@ pub const DEFAULT_DELIVERIES_LIMIT: i64 = 20;
 /// What `subscribe` came to: the team's one subscription of that target and event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subscribed {
+    /// The subscription as stored; its secret is the one made when it was created.
     pub webhook: WebhookSubscription,
     /// `false` when the team already had it: its secret was shown when it was made, and is
     /// not shown again (docs/decisions.md).
@@ -74,8 +75,11 @@ pub async fn subscribe(
 /// Which subscription `automation.unsubscribe` names: by id, or by target and event.
 #[derive(Debug, Clone, Default)]
 pub struct Unsubscribe {
+    /// The subscription's id (a UUID); when given, the target and event are not read.
     pub id: Option<String>,
+    /// The target URL as subscribed (compared after normalisation); needs `event`.
     pub target_url: Option<String>,
+    /// The event name, such as `new_feedback`; required with `target_url`.
     pub event: Option<String>,
 }
 
@@ -126,6 +130,7 @@ fn same_url(stored: &str, given: &str) -> bool {
             .unwrap_or(false)
 }
 
+/// `automation.list`: the team's subscriptions. Any key, read-only included.
 pub async fn list_webhooks(
     webhooks: &dyn WebhookStore,
     caller: &KeyHolder,
@@ -134,15 +139,21 @@ pub async fn list_webhooks(
     Ok(webhooks.webhooks(caller.team_id).await?)
 }
 
+/// The body of `automation.deliveries`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryListInput {
     /// One subscription's deliveries.
     pub id: Option<String>,
+    /// `pending`, `delivered` or `failed`; every status when absent.
     pub status: Option<String>,
+    /// Page size, 1 to 100 (more is clamped to 100); 20 when absent.
     pub limit: Option<i64>,
+    /// Deliveries to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
 }
 
+/// `automation.deliveries`: a page of the team's deliveries, optionally of one subscription
+/// or status. Any key, read-only included; 400 for a malformed id, status or page.
 pub async fn list_deliveries(
     webhooks: &dyn WebhookStore,
     caller: &KeyHolder,

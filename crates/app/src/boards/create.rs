@@ -13,6 +13,41 @@ use crate::error::{AppError, AppResult};
 /// Derived slugs try `-2`, `-3`, … this many times before giving up.
 const SLUG_ATTEMPTS: u32 = 50;
 
+/// `feedback-boards.create`: a new board of the caller's team (no feedback yet). Owners and
+/// admins only (403); a slug given and taken is 409; a derived one takes `-2`, `-3`, ….
+///
+/// ```
+/// # use sounding_app::boards::{create_board, BoardInput};
+/// # use sounding_app::teams::{create_team, NewTeam};
+/// # use sounding_domain::{access::KeyHolder, ports::Clock, Timestamp};
+/// # use sounding_store_memory::MemoryStore;
+/// # struct Now;
+/// # impl Clock for Now {
+/// #     fn now(&self) -> Timestamp {
+/// #         Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let store = MemoryStore::new();
+/// let created = create_team(&store, &Now, NewTeam::new("Acme", "acme")).await.unwrap();
+/// let owner = KeyHolder {
+///     team_id: created.key.team_id,
+///     key_id: created.key.id,
+///     user_id: created.key.user_id,
+///     role: created.key.role,
+///     read_only: created.key.read_only,
+/// };
+/// let named = |name: &str| BoardInput {
+///     name: Some(name.into()),
+///     ..Default::default()
+/// };
+/// let first = create_board(&store, &Now, &owner, named("Feature Requests!")).await.unwrap();
+/// let second = create_board(&store, &Now, &owner, named("Feature requests")).await.unwrap();
+/// assert_eq!(first.board.slug, "feature-requests");
+/// assert_eq!(second.board.slug, "feature-requests-2");
+/// assert_eq!((first.board.order, second.board.order), (1, 2));
+/// # });
+/// ```
 pub async fn create_board(
     boards: &dyn BoardStore,
     clock: &dyn Clock,

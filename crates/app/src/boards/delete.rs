@@ -9,6 +9,8 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `feedback-boards.delete {id}`: deletes an empty board of the team and returns its id.
+/// Owners and admins only (403); 404 when missing; 409 while it still holds feedback.
 pub async fn delete_board(
     boards: &dyn BoardStore,
     caller: &KeyHolder,

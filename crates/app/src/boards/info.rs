@@ -9,6 +9,8 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `feedback-boards.info {id}`: the board with its feedback count. Any key; 404 when the team
+/// has no such board.
 pub async fn board_info(
     boards: &dyn BoardStore,
     caller: &KeyHolder,

@@ -10,6 +10,8 @@ use sounding_domain::{
 use super::{slug_taken, BoardInput};
 use crate::error::AppResult;
 
+/// `feedback-boards.update {id, …}`: changes the given fields and returns the board. Owners
+/// and admins only (403); 404 when the team has no such board; 409 for a taken slug.
 pub async fn update_board(
     boards: &dyn BoardStore,
     clock: &dyn Clock,

@@ -10,13 +10,19 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
+/// The body of `documents.create`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct NewDocumentInput {
+    /// Required; trimmed, at most 255 characters.
     pub title: Option<String>,
+    /// The body, at most 50,000 characters; empty when absent.
     pub text: Option<String>,
+    /// `true` publishes the document at once; a draft when absent or `false`.
     pub publish: Option<bool>,
 }
 
+/// `documents.create`: the new document, without reactions. Any key but a read-only one
+/// (403); 400 for a missing or overlong title.
 pub async fn create_document(
     store: &dyn DocumentStore,
     clock: &dyn Clock,

@@ -9,6 +9,8 @@ use sounding_domain::{
 use super::{document_id, document_not_found};
 use crate::error::AppResult;
 
+/// `documents.delete {id}`: deletes the document and its reactions and returns its id. Any
+/// key but a read-only one (403); 404 when the team has no such document.
 pub async fn delete_document(
     store: &dyn DocumentStore,
     caller: &KeyHolder,

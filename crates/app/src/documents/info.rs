@@ -9,6 +9,8 @@ use sounding_domain::{
 use super::{document_id, document_not_found};
 use crate::error::AppResult;
 
+/// `documents.info {id}`: the document with its reaction counts, published or not. Any key;
+/// 404 when the team has no such document.
 pub async fn document_info(
     store: &dyn DocumentStore,
     caller: &KeyHolder,

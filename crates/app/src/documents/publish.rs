@@ -9,6 +9,8 @@ use sounding_domain::{
 use super::{document_id, document_not_found};
 use crate::error::AppResult;
 
+/// `documents.publish {id}`: the document, published (an earlier publish time is kept). Any
+/// key but a read-only one (403); 404 when the team has no such document.
 pub async fn publish_document(
     store: &dyn DocumentStore,
     clock: &dyn Clock,
@@ -18,6 +20,8 @@ pub async fn publish_document(
     set_published(store, clock, caller, id, true).await
 }
 
+/// `documents.unpublish {id}`: the document, back to a draft hidden from public lists. Any key
+/// but a read-only one (403); 404 when the team has no such document.
 pub async fn unpublish_document(
     store: &dyn DocumentStore,
     clock: &dyn Clock,

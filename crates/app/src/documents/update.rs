@@ -10,12 +10,17 @@ use sounding_domain::{
 use super::{document_id, document_not_found};
 use crate::error::AppResult;
 
+/// The fields of `documents.update`, as the client sends them; absent fields stay.
 #[derive(Debug, Clone, Default)]
 pub struct DocumentChanges {
+    /// A new title: not blank, at most 255 characters after trimming.
     pub title: Option<String>,
+    /// A new body, at most 50,000 characters.
     pub text: Option<String>,
 }
 
+/// `documents.update {id, …}`: the changed document. Any key but a read-only one (403); 404
+/// when the team has no such document.
 pub async fn update_document(
     store: &dyn DocumentStore,
     clock: &dyn Clock,

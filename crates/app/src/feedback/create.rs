@@ -23,12 +23,19 @@ use crate::error::{AppError, AppResult};
 /// The fields of team `feedbacks.create` as a client sent them.
 #[derive(Debug, Clone, Default)]
 pub struct NewFeedbackInput {
+    /// Required; trimmed, at most 255 characters.
     pub title: Option<String>,
+    /// Plain text, at most 50,000 characters; empty when absent.
     pub text: Option<String>,
+    /// `in_review` (the default), `in_progress`, `planned`, `completed` or `closed`.
     pub status: Option<String>,
+    /// `low`, `medium` (the default), `high` or `urgent`.
     pub priority: Option<String>,
+    /// `boardId`: a board of the team, public or private; no board when absent.
     pub board_id: Option<String>,
+    /// `type`: the custom feedback type, at most 50 characters; blank means none.
     pub kind: Option<String>,
+    /// Custom metadata: a JSON object of at most 16 KiB, nested at most 8 levels.
     pub meta: Option<Value>,
     /// The subscriber the item is created for, by id (one of the team's); exclusive with
     /// `creator_email`.
@@ -36,6 +43,8 @@ pub struct NewFeedbackInput {
     /// The subscriber the item is created for, found or created; the key's user when neither
     /// this nor `creator_id` is given.
     pub creator_email: Option<String>,
+    /// The creator's name, only with `creator_email`: it replaces the subscriber's name; a new
+    /// subscriber without one is named from the e-mail.
     pub creator_name: Option<String>,
     /// Tags of the team the item carries from the start.
     pub tag_ids: Option<Vec<String>>,
@@ -44,13 +53,22 @@ pub struct NewFeedbackInput {
 /// The fields of `public/feedbacks.create`.
 #[derive(Debug, Clone, Default)]
 pub struct PublicFeedbackInput {
+    /// Required; trimmed, at most 255 characters.
     pub title: Option<String>,
+    /// Plain text, at most 50,000 characters; empty when absent.
     pub text: Option<String>,
+    /// `boardId`: a board of the subscriber's team open to public submissions (a private one
+    /// only for team members); no board when absent.
     pub board_id: Option<String>,
+    /// `type`: the custom feedback type, at most 50 characters; blank means none.
     pub kind: Option<String>,
+    /// Custom metadata: a JSON object of at most 16 KiB, nested at most 8 levels.
     pub meta: Option<Value>,
 }
 
+/// Team `feedbacks.create`: a published item with the status and priority asked for; emits
+/// `new_feedback`. Any key but a read-only one (403); 404 for another team's board, tag or
+/// subscriber.
 pub async fn create_feedback(
     store: &dyn Store,
     clock: &dyn Clock,
@@ -111,6 +129,10 @@ pub async fn create_feedback(
     .await
 }
 
+/// `public/feedbacks.create`: the subscriber's item, `in_review` and `medium`, unpublished
+/// when the team's `publicBoardModeration` or the board's `requireModeration` is on; emits
+/// `new_feedback` and `feedbacks.create`. 404 for a board the subscriber may not see, 403 for
+/// one closed to public submissions.
 pub async fn create_public_feedback(
     store: &(impl TeamStore + BoardStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,

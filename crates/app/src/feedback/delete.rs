@@ -29,6 +29,8 @@ async fn remove(
     }
 }
 
+/// Team `feedbacks.delete {id}`: deletes any item of the team and returns its id; emits
+/// `feedbacks.delete`. Any key but a read-only one (403); 404 when the team has no such item.
 pub async fn delete_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,
@@ -41,6 +43,9 @@ pub async fn delete_feedback(
     remove(store, clock, &view).await
 }
 
+/// `public/feedbacks.delete {feedbackId}`: the creator deletes their item; its id. 404 when
+/// the subscriber cannot read it; 403 `You do not have permission to delete this feedback`
+/// for anyone but the creator.
 pub async fn delete_public_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,

@@ -14,7 +14,9 @@ use crate::error::{AppError, AppResult};
 /// How the caller names the item; `id_field` is the name of the id parameter in messages.
 #[derive(Debug, Clone, Default)]
 pub struct FeedbackLookup {
+    /// The item's UUID (`id` for the team, `feedbackId` in public); exclusive with `url_id`.
     pub id: Option<String>,
+    /// `urlId`, or a whole url slug ending in it (`dark-mode-k3j9x0a2mq`); exclusive with `id`.
     pub url_id: Option<String>,
 }
 
@@ -46,6 +48,8 @@ async fn find(
     }
 }
 
+/// Team `feedbacks.info`: any item of the team, published, archived or not. Any key; 400
+/// unless exactly one of `id` and `urlId` is given; 404 when the team has no such item.
 pub async fn feedback_info(
     store: &dyn FeedbackStore,
     caller: &KeyHolder,

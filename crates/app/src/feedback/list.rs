@@ -22,14 +22,20 @@ pub const DEFAULT_LIMIT: i64 = 20;
 /// The parameters of `feedbacks.list` as a client sent them.
 #[derive(Debug, Clone, Default)]
 pub struct FeedbackListInput {
+    /// `sortBy`: `newest` (the default), `top` (most votes) or `trending` (most votes and
+    /// comments in the last 7 days).
     pub sort_by: Option<String>,
     /// Any of these statuses; every status when empty.
     pub statuses: Vec<String>,
+    /// `boardId`: only items on this board.
     pub board_id: Option<String>,
     /// Only items carrying this tag.
     pub tag_id: Option<String>,
+    /// Matched case-insensitively within the title or text; at most 255 characters.
     pub search: Option<String>,
+    /// Page size, 1 to 100 (more is clamped to 100); 20 when absent.
     pub limit: Option<i64>,
+    /// Items to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
     /// Team only: include archived items.
     pub archived: Option<bool>,
@@ -69,6 +75,8 @@ fn query(
     })
 }
 
+/// Team `feedbacks.list`: a page of the team's items on every board, unpublished included,
+/// archived only when `archived` is true. Any key; 400 for a malformed filter or page.
 pub async fn list_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,
@@ -83,6 +91,8 @@ pub async fn list_feedback(
     Ok(store.list_feedback(caller.team_id, &query).await?)
 }
 
+/// `public/feedbacks.list`: a page of the caller's team's published, unarchived items on
+/// public boards or none. Any authenticated caller; `archived` is not read.
 pub async fn list_public_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,

@@ -28,10 +28,15 @@ pub struct MergeInput {
 /// Both items after a merge.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Merged {
+    /// The item merged into, with the moved votes, comments and followers.
     pub target: FeedbackView,
+    /// The item merged away, now archived with `meta.mergedIntoFeedbackId`.
     pub source: FeedbackView,
 }
 
+/// `feedbacks.merge {id, targetId}`: both items after the merge; emits `feedbacks.update` for
+/// each. Owners and admins only (403); 400 for the same item twice or an archived one; 404
+/// when the team lacks either.
 pub async fn merge_feedback(
     store: &(impl AccessStore + SubscriberStore + FeedbackStore + FeedbackCurationStore + ?Sized),
     clock: &dyn Clock,

@@ -56,6 +56,8 @@ pub async fn publish_feedback(
     moderate(store, clock, caller, id, Moderation::Publish).await
 }
 
+/// `feedbacks.archive {id}`: the item, archived (an earlier archive time is kept) and left out
+/// of lists. Any key but a read-only one (403); 404 when the team has no such item.
 pub async fn archive_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,
@@ -65,6 +67,8 @@ pub async fn archive_feedback(
     moderate(store, clock, caller, id, Moderation::Archive).await
 }
 
+/// `feedbacks.restore {id}`: the item, back from the archive. Any key but a read-only one
+/// (403); 404 when the team has no such item.
 pub async fn restore_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,

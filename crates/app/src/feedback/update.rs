@@ -27,15 +27,22 @@ use crate::{
 /// The fields of `feedbacks.update` as a client sent them.
 #[derive(Debug, Clone, Default)]
 pub struct FeedbackChanges {
+    /// The item's UUID (`id` for the team, `feedbackId` in public); required.
     pub id: Option<String>,
+    /// A new title: not blank, at most 255 characters after trimming; the url follows it.
     pub title: Option<String>,
+    /// New plain text, at most 50,000 characters.
     pub text: Option<String>,
     /// Team only; ignored from subscribers.
     pub status: Option<String>,
     /// Team only; ignored from subscribers.
     pub priority: Option<String>,
+    /// `boardId`: the board to move the item to (for a subscriber, one open to public
+    /// submissions).
     pub board_id: Option<String>,
+    /// `type`: a new custom feedback type, at most 50 characters.
     pub kind: Option<String>,
+    /// A JSON object merged into the item's meta; at most 16 KiB, nested at most 8 levels.
     pub meta: Option<Value>,
     /// Team only: replaces the item's tags (`[]` clears them); unchanged when absent.
     pub tag_ids: Option<Vec<String>>,
@@ -50,6 +57,9 @@ fn content_patch(changes: &FeedbackChanges) -> AppResult<FeedbackPatch> {
     )?)
 }
 
+/// Team `feedbacks.update`: the item after the change; a real change emits `feedbacks.update`,
+/// and `feedback_status_change` when the status moved. Any key but a read-only one (403); 404
+/// for an item, board or tag the team does not have.
 pub async fn update_feedback(
     store: &dyn Store,
     clock: &dyn Clock,
@@ -88,6 +98,9 @@ pub async fn update_feedback(
     save(store, caller.team_id, id, edit).await
 }
 
+/// `public/feedbacks.update`: the creator changes their item's content or board; the item
+/// after it. 404 when the subscriber cannot read it; 403 `You do not have permission to
+/// update this feedback` for anyone but the creator.
 pub async fn update_public_feedback(
     store: &(impl BoardStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,

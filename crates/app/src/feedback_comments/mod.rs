@@ -31,8 +31,12 @@ pub const DEFAULT_LIMIT: i64 = 20;
 /// `public/feedback-comments.create` as a client sent it.
 #[derive(Debug, Clone, Default)]
 pub struct PublicCommentInput {
+    /// `feedbackId`: the commented item's UUID; required.
     pub feedback_id: Option<String>,
+    /// Required; 1 to 10,000 characters after trimming.
     pub text: Option<String>,
+    /// `isPrivate`: visible to team members only; only team members may set it. `false` when
+    /// absent.
     pub is_private: Option<bool>,
 }
 
@@ -40,21 +44,31 @@ pub struct PublicCommentInput {
 /// with `email` (created when new), or else the key's user.
 #[derive(Debug, Clone, Default)]
 pub struct TeamCommentInput {
+    /// `feedbackId`: the commented item's UUID, any item of the team; required.
     pub feedback_id: Option<String>,
+    /// Required; 1 to 10,000 characters after trimming.
     pub text: Option<String>,
+    /// `subscriberId`: the author, one of the team's subscribers; exclusive with `email`.
     pub subscriber_id: Option<String>,
+    /// The author's e-mail: that subscriber, created with source `api` when new.
     pub email: Option<String>,
+    /// The author's name, with `email`; at most 255 characters.
     pub name: Option<String>,
     /// `public` (default) or `private`.
     pub kind: Option<String>,
+    /// `isPrivate`: visible to team members only; read only when `kind` is absent. `false` when
+    /// absent.
     pub is_private: Option<bool>,
 }
 
 /// Team `feedback-comments.update` as a client sent it.
 #[derive(Debug, Clone, Default)]
 pub struct CommentChanges {
+    /// The comment's UUID; required.
     pub id: Option<String>,
+    /// The new text, required: 1 to 10,000 characters after trimming.
     pub text: Option<String>,
+    /// `isPrivate`: the new privacy; unchanged when absent.
     pub is_private: Option<bool>,
 }
 
@@ -62,13 +76,21 @@ pub struct CommentChanges {
 /// it.
 #[derive(Debug, Clone, Default)]
 pub struct CommentListInput {
+    /// `feedbackId`: the item whose comments to list; required.
     pub feedback_id: Option<String>,
+    /// `createdAt` (the default) or `updatedAt`.
     pub sort: Option<String>,
+    /// `ASC` (oldest first, the default) or `DESC`, in any case.
     pub direction: Option<String>,
+    /// Page size, 1 to 100 (more is clamped to 100); 20 when absent.
     pub limit: Option<i64>,
+    /// Comments to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
 }
 
+/// `public/feedback-comments.create`: the subscriber's comment, with its author; emits
+/// `feedback-comments.create` and notifies the item's followers of a public one. 404 when
+/// the subscriber cannot read the item; 403 for a private comment by a non-member.
 pub async fn create_public_comment(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,
@@ -96,6 +118,9 @@ pub async fn create_public_comment(
     .await
 }
 
+/// Team `feedback-comments.create`: the comment, written as the subscriber the input names,
+/// on any item of the team. Any key but a read-only one (403); 404 for an item or subscriber
+/// the team does not have.
 pub async fn create_team_comment(
     store: &(impl AccessStore + SubscriberStore + FeedbackStore + ?Sized),
     clock: &dyn Clock,
@@ -172,6 +197,8 @@ async fn insert(
     }
 }
 
+/// `public/feedback-comments.list`: a page of the item's comments with their authors; private
+/// ones only for team members. Either credential; 404 when the caller cannot read the item.
 pub async fn list_comments(
     store: &dyn FeedbackStore,
     caller: &Caller,

@@ -37,9 +37,12 @@ pub const COLUMNS: [&str; 14] = [
     "archivedAt",
 ];
 
+/// The body of `feedbacks.export`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct ExportInput {
+    /// `boardId`: only items on this board of the team (404 otherwise); every board when absent.
     pub board_id: Option<String>,
+    /// Only items in this status (`in_review`, `in_progress`, …); every status when absent.
     pub status: Option<String>,
 }
 

@@ -22,22 +22,30 @@ use crate::{
     feedback::{create_feedback, team_board, NewFeedbackInput},
 };
 
+/// The body of `feedbacks.import`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct ImportInput {
+    /// The CSV text, header row first, at most 5,000 data rows; required.
     pub csv: Option<String>,
     /// Every row goes to this board (the `board` column is then ignored).
     pub board_id: Option<String>,
 }
 
+/// A data row that created nothing, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefusedRow {
+    /// The row as a spreadsheet numbers it: the header is row 1.
     pub row: u64,
+    /// Why: the error `feedbacks.create` gave, an unknown `board`, or a row that is not CSV.
     pub error: String,
 }
 
+/// What an import did: how many items it created and which rows it refused.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ImportReport {
+    /// Items created.
     pub created: u64,
+    /// The rows refused, in row order.
     pub refused: Vec<RefusedRow>,
 }
 
@@ -58,6 +66,9 @@ fn read_columns() -> &'static [&'static str] {
     &COLUMNS[1..9]
 }
 
+/// `feedbacks.import {csv, boardId?}`: creates an item per data row and reports the refused
+/// ones. Any key but a read-only one (403); 400 for a file without a `title` header or over
+/// 5,000 rows, 404 for another team's `boardId`.
 pub async fn import_feedback(
     store: &dyn Store,
     clock: &dyn Clock,

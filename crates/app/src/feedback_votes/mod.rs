@@ -20,6 +20,58 @@ use crate::{
 
 /// Casts the subscriber's vote: the vote and the item's count after it. A second vote is a
 /// conflict and changes nothing.
+///
+/// ```
+/// # use sounding_app::feedback::{create_feedback, NewFeedbackInput};
+/// # use sounding_app::feedback_votes::cast_vote;
+/// # use sounding_app::teams::{create_team, NewTeam};
+/// # use sounding_app::AppError;
+/// # use sounding_domain::access::{KeyHolder, SubscriberSession};
+/// # use sounding_domain::feedback_vote::ALREADY_VOTED;
+/// # use sounding_domain::ports::{Clock, SubscriberStore};
+/// # use sounding_domain::{DomainError, Timestamp};
+/// # use sounding_store_memory::MemoryStore;
+/// # struct Now;
+/// # impl Clock for Now {
+/// #     fn now(&self) -> Timestamp {
+/// #         Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let store = MemoryStore::new();
+/// let created = create_team(&store, &Now, NewTeam::new("Acme", "acme")).await.unwrap();
+/// let owner = KeyHolder {
+///     team_id: created.key.team_id,
+///     key_id: created.key.id,
+///     user_id: created.key.user_id,
+///     role: created.key.role,
+///     read_only: created.key.read_only,
+/// };
+/// // The team files an item for a subscriber, who then votes on it twice.
+/// let input = NewFeedbackInput {
+///     title: Some("Dark mode".into()),
+///     creator_email: Some("ada@example.com".into()),
+///     ..Default::default()
+/// };
+/// let item = create_feedback(&store, &Now, &owner, input).await.unwrap();
+/// let ada = store
+///     .subscriber_by_email(owner.team_id, "ada@example.com")
+///     .await
+///     .unwrap()
+///     .unwrap();
+/// let session = SubscriberSession {
+///     subscriber: ada,
+///     is_team_member: false,
+/// };
+/// let id = item.feedback.id.to_string();
+/// let (vote, total) = cast_vote(&store, &Now, &session, Some(&id)).await.unwrap();
+/// assert_eq!((vote.feedback_id, total), (item.feedback.id, 1));
+/// assert_eq!(
+///     cast_vote(&store, &Now, &session, Some(&id)).await.unwrap_err(),
+///     AppError::Domain(DomainError::Conflict(ALREADY_VOTED.into()))
+/// );
+/// # });
+/// ```
 pub async fn cast_vote(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,

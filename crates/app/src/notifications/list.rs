@@ -13,13 +13,19 @@ use crate::error::AppResult;
 /// Notifications per page when the caller does not say.
 pub const DEFAULT_LIMIT: i64 = 20;
 
+/// The body of `public/notifications.list`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct NotificationListInput {
+    /// `unreadOnly`: only notifications not yet read; all when absent.
     pub unread_only: Option<bool>,
+    /// Page size, 1 to 100 (more is clamped to 100); 20 when absent.
     pub limit: Option<i64>,
+    /// Notifications to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
 }
 
+/// `public/notifications.list`: a page of the subscriber's own notifications, newest first,
+/// with their unread count. Subscriber token only.
 pub async fn list_notifications(
     store: &dyn NotificationStore,
     session: &SubscriberSession,

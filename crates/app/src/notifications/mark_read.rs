@@ -10,9 +10,12 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// The body of `public/notifications.markRead`: `ids` or `all`, exactly one (400 otherwise).
 #[derive(Debug, Clone, Default)]
 pub struct MarkReadInput {
+    /// The notifications to mark, at most 100 UUIDs; an empty list marks nothing.
     pub ids: Option<Vec<String>>,
+    /// `true` marks every notification of the subscriber read.
     pub all: Option<bool>,
 }
 

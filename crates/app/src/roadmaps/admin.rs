@@ -13,10 +13,14 @@ use sounding_domain::{
 use super::team_roadmap;
 use crate::error::{AppError, AppResult};
 
+/// The body of `roadmaps.create` and `roadmaps.update`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct RoadmapInput {
+    /// Update only: the roadmap's UUID; required there.
     pub id: Option<String>,
+    /// Trimmed, at most 255 characters; required on create, not blank on update.
     pub name: Option<String>,
+    /// Free text, at most 50,000 characters; empty on create when absent.
     pub description: Option<String>,
     /// Create only: the roadmap's stages start private.
     pub is_private: Option<bool>,
@@ -27,10 +31,16 @@ pub struct RoadmapInput {
 /// A stage of `roadmaps.create {stages}`.
 #[derive(Debug, Clone, Default)]
 pub struct InlineStageInput {
+    /// The stage's name; required, trimmed, at most 255 characters.
     pub name: Option<String>,
+    /// An object of `isPrivate`, `disableModeration` (booleans) and `color` (`#RRGGBB`); the
+    /// stage is as private as its roadmap unless `isPrivate` says otherwise.
     pub meta: Option<Value>,
 }
 
+/// `roadmaps.create`: the roadmap and its inline stages, ordered 1, 2, 3…. Owners and admins
+/// only (403); 400 naming the field (`stages[0].name is required`) for a bad stage, or over
+/// 50 stages.
 pub async fn create_roadmap(
     store: &dyn RoadmapStore,
     clock: &dyn Clock,
@@ -79,6 +89,7 @@ pub async fn create_roadmap(
 /// How many stages `roadmaps.create` takes inline; more are added with `stages.create`.
 pub const MAX_INLINE_STAGES: usize = 50;
 
+/// `roadmaps.list`: the team's roadmaps, oldest first. Any key.
 pub async fn list_roadmaps(
     store: &dyn RoadmapStore,
     caller: &KeyHolder,
@@ -87,6 +98,8 @@ pub async fn list_roadmaps(
     Ok(store.roadmaps(caller.team_id).await?)
 }
 
+/// `roadmaps.info {id}`: one of the team's roadmaps. Any key; 404 when the team has none by
+/// that id.
 pub async fn roadmap_info(
     store: &dyn RoadmapStore,
     caller: &KeyHolder,
@@ -96,6 +109,8 @@ pub async fn roadmap_info(
     team_roadmap(store, caller.team_id, "id", id).await
 }
 
+/// `roadmaps.update {id, name?, description?}`: the roadmap after the change. Owners and
+/// admins only (403); 404 when the team has no such roadmap.
 pub async fn update_roadmap(
     store: &dyn RoadmapStore,
     clock: &dyn Clock,

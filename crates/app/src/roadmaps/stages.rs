@@ -22,20 +22,32 @@ pub const DEFAULT_TOPICS_LIMIT: i64 = 50;
 /// `stages.create` and `stages.update` as a client sent them.
 #[derive(Debug, Clone, Default)]
 pub struct StageInput {
+    /// Update only: the stage's UUID; required there.
     pub id: Option<String>,
+    /// `roadmapId`, create only: the team's roadmap the stage joins; required there.
     pub roadmap_id: Option<String>,
+    /// Trimmed, at most 255 characters; required on create, not blank on update.
     pub name: Option<String>,
+    /// The 1-based position to put the stage at, 1 or more (past the end means last); on create,
+    /// last when absent, on update, where it is.
     pub order: Option<i64>,
+    /// An object of `isPrivate`, `disableModeration` (booleans) and `color` (`#RRGGBB`), merged
+    /// into the stage's; a new stage is as private as its roadmap unless it says otherwise.
     pub meta: Option<Value>,
 }
 
 /// `stages.info` as a client sent it.
 #[derive(Debug, Clone, Default)]
 pub struct StageInfoInput {
+    /// `stageId`: the stage's UUID; required.
     pub stage_id: Option<String>,
+    /// Topics per page, 1 to 100 (more is clamped to 100); 50 when absent.
     pub limit: Option<i64>,
+    /// Topics to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
+    /// `createdAt` (the default), `updatedAt`, `title` or `voteCount`.
     pub sort: Option<String>,
+    /// `ASC` or `DESC` (the default), in any case.
     pub direction: Option<String>,
 }
 
@@ -43,6 +55,8 @@ fn stage_not_found() -> AppError {
     AppError::not_found(Entity::Stage)
 }
 
+/// `stages.create`: the new stage at its place in the roadmap, the others renumbered. Owners
+/// and admins only (403); 404 when the team has no such roadmap.
 pub async fn create_stage(
     store: &dyn RoadmapStore,
     clock: &dyn Clock,
@@ -78,6 +92,8 @@ pub async fn create_stage(
         .ok_or(AppError::not_found(Entity::Roadmap))
 }
 
+/// `stages.update {id, …}`: the stage after renaming, moving or merging its meta. Owners and
+/// admins only (403); 404 when the team has no such stage.
 pub async fn update_stage(
     store: &dyn RoadmapStore,
     clock: &dyn Clock,

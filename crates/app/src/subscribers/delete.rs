@@ -10,6 +10,8 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `subscribers.delete {id}`: erases the subscriber and returns their id. Any key but a
+/// read-only one (403); 404 when the team has no such live subscriber.
 pub async fn delete_subscriber(
     subscribers: &dyn SubscriberStore,
     clock: &dyn Clock,

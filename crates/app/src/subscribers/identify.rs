@@ -11,22 +11,35 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
+/// The body of `public/subscriber.identify`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct IdentifySubscriber {
+    /// Required; a valid address, at most 254 characters, matched case-insensitively.
     pub email: Option<String>,
+    /// At most 255 characters; replaces the stored name. A new subscriber without one is named
+    /// from the e-mail (`jane.doe@x.io` becomes `Jane Doe`).
     pub name: Option<String>,
+    /// Custom attributes, merged key by key into the stored ones; at most 16 KiB.
     pub meta: Option<Value>,
+    /// `avatarUrl`: an http(s) URL; blank means not given.
     pub avatar_url: Option<String>,
+    /// `widget` or `api` (the default).
     pub source: Option<String>,
 }
 
+/// What `identify` answers.
 #[derive(Debug, Clone)]
 pub struct Identified {
+    /// The subscriber as stored after the merge or creation.
     pub subscriber: Subscriber,
+    /// A fresh subscriber token (the response's `code`).
     pub token: String,
+    /// `isFirstSignin`: whether the subscriber was created by this call.
     pub is_first_signin: bool,
 }
 
+/// `public/subscriber.identify`: the team's subscriber with that e-mail, created or merged
+/// into, and a token for them. Any key but a read-only one (403); 400 for a bad e-mail.
 pub async fn identify_subscriber(
     subscribers: &dyn SubscriberStore,
     tokens: &dyn TokenCodec,

@@ -8,6 +8,8 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `public/subscriber.logout`: refuses every token issued to the subscriber so far, the one
+/// used included. 404 when the subscriber is gone meanwhile.
 pub async fn logout_subscriber(
     subscribers: &dyn SubscriberStore,
     clock: &dyn Clock,

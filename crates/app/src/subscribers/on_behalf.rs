@@ -62,7 +62,9 @@ pub(crate) async fn existing_subscriber_for(
 /// The subscriber fields of an on-behalf operation as a client sent them.
 #[derive(Debug, Clone, Default)]
 pub struct OnBehalfInput {
+    /// `subscriberId`: one of the team's live subscribers; exclusive with `email`.
     pub subscriber_id: Option<String>,
+    /// The subscriber with this e-mail, created with source `api` when new.
     pub email: Option<String>,
     /// The name of a subscriber created for `email`.
     pub name: Option<String>,

@@ -9,6 +9,8 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `subscribers.info {id}`: one live subscriber of the team. Any key; 404 for a deleted or
+/// unknown one.
 pub async fn team_subscriber_info(
     subscribers: &dyn SubscriberStore,
     caller: &KeyHolder,

@@ -12,13 +12,19 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// The body of `subscribers.update`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct UpdateSubscriber {
+    /// The subscriber's UUID; required.
     pub id: Option<String>,
+    /// A new name: not blank, at most 255 characters after trimming.
     pub name: Option<String>,
+    /// Merged key by key into the stored meta (a `null` removes a key); at most 16 KiB.
     pub meta: Option<Value>,
 }
 
+/// `subscribers.update`: the subscriber after the change. Any key but a read-only one (403);
+/// 404 when the team has no such live subscriber.
 pub async fn update_subscriber(
     subscribers: &dyn SubscriberStore,
     clock: &dyn Clock,

@@ -13,7 +13,10 @@ use crate::error::{AppError, AppResult};
 /// The fields of `tags.create` and `tags.update` as a client sent them.
 #[derive(Debug, Clone, Default)]
 pub struct TagInput {
+    /// Required on create, not blank on update; trimmed, at most 50 characters, unique in the
+    /// team ignoring case.
     pub name: Option<String>,
+    /// `#RRGGBB`; `#3B82F6` on create when absent.
     pub color: Option<String>,
 }
 
@@ -29,6 +32,47 @@ fn named_conflict(error: StoreError, name: &str) -> AppError {
     }
 }
 
+/// `tags.create`: the new tag. Any key but a read-only one (403); 409 when the team has a
+/// tag of that name.
+///
+/// ```
+/// # use sounding_app::tags::{create_tag, TagInput};
+/// # use sounding_app::teams::{create_team, NewTeam};
+/// # use sounding_app::AppError;
+/// # use sounding_domain::{access::KeyHolder, ports::Clock, DomainError, Timestamp};
+/// # use sounding_store_memory::MemoryStore;
+/// # struct Now;
+/// # impl Clock for Now {
+/// #     fn now(&self) -> Timestamp {
+/// #         Timestamp::from_unix_seconds(1_800_000_000).unwrap()
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let store = MemoryStore::new();
+/// let created = create_team(&store, &Now, NewTeam::new("Acme", "acme")).await.unwrap();
+/// let owner = KeyHolder {
+///     team_id: created.key.team_id,
+///     key_id: created.key.id,
+///     user_id: created.key.user_id,
+///     role: created.key.role,
+///     read_only: created.key.read_only,
+/// };
+/// let input = || TagInput {
+///     name: Some("Bug".into()),
+///     color: None,
+/// };
+/// let reader = KeyHolder {
+///     read_only: true,
+///     ..owner.clone()
+/// };
+/// assert_eq!(
+///     create_tag(&store, &Now, &reader, input()).await.unwrap_err(),
+///     AppError::Domain(DomainError::Forbidden("This API key is read-only".into()))
+/// );
+/// let tag = create_tag(&store, &Now, &owner, input()).await.unwrap();
+/// assert_eq!((tag.name.as_str(), tag.color.as_str()), ("Bug", "#3B82F6"));
+/// # });
+/// ```
 pub async fn create_tag(
     tags: &dyn TagStore,
     clock: &dyn Clock,
@@ -50,6 +94,8 @@ pub async fn list_tags(tags: &dyn TagStore, caller: &KeyHolder) -> AppResult<Vec
     Ok(tags.tags(caller.team_id).await?)
 }
 
+/// `tags.update {id, …}`: the tag after the change. Any key but a read-only one (403); 404
+/// when the team has no such tag; 409 for a name another tag has.
 pub async fn update_tag(
     tags: &dyn TagStore,
     clock: &dyn Clock,

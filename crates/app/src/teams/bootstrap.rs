@@ -6,7 +6,9 @@ use sounding_domain::ports::{Clock, TeamStore};
 use super::create::{create_team, CreatedTeam, NewTeam};
 use crate::error::AppResult;
 
+/// The name of the team a fresh install starts with.
 pub const DEFAULT_TEAM_NAME: &str = "Default";
+/// The subdomain of the team a fresh install starts with.
 pub const DEFAULT_TEAM_SUBDOMAIN: &str = "default";
 
 /// The created team and its key, or `None` when a team already existed.

@@ -12,9 +12,12 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// A team to create (command line or first start).
 #[derive(Debug, Clone)]
 pub struct NewTeam {
+    /// Display name; trimmed, at most 255 characters, not blank.
     pub name: String,
+    /// Unique DNS label: 1-63 characters of `a-z`, `0-9` and `-`, lowercased.
     pub subdomain: String,
     /// The owner's e-mail; `owner@<subdomain>.invalid` when not given.
     pub owner_email: Option<String>,
@@ -31,14 +34,21 @@ impl NewTeam {
     }
 }
 
+/// A created team with its owner and the owner's first key.
 #[derive(Debug, Clone)]
 pub struct CreatedTeam {
+    /// The team as stored.
     pub team: Team,
+    /// The team's owner user, named from the e-mail.
     pub owner: TeamUser,
+    /// The owner's key (role owner, named `owner`), as stored.
     pub key: ApiKey,
+    /// That key in clear: shown once, never stored.
     pub secret: ApiKeySecret,
 }
 
+/// Creates the team, its owner and an owner key in one write. 400 for a bad name, subdomain
+/// or e-mail; 409 when the subdomain is taken. No caller check: the command line is trusted.
 pub async fn create_team(
     teams: &dyn TeamStore,
     clock: &dyn Clock,

@@ -9,6 +9,7 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// `teams.info`: the caller's team. Any key, read-only included.
 pub async fn team_info(teams: &dyn TeamStore, caller: &KeyHolder) -> AppResult<Team> {
     caller.require(Need::Read)?;
     teams

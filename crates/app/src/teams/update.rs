@@ -9,13 +9,19 @@ use sounding_domain::{
 
 use crate::error::AppResult;
 
+/// The body of `teams.update`, as the client sends it; absent fields stay.
 #[derive(Debug, Clone, Default)]
 pub struct UpdateTeam {
+    /// A new name: not blank, at most 255 characters after trimming.
     pub name: Option<String>,
+    /// `allowAnonymousFeedback`: whether the team's key may create topics for anonymous people.
     pub allow_anonymous_feedback: Option<bool>,
+    /// `publicBoardModeration`: whether new public feedback (and public topics on moderated
+    /// stages) starts unpublished.
     pub public_board_moderation: Option<bool>,
 }
 
+/// `teams.update`: the team after the change. Owners and admins only (403).
 pub async fn update_team(
     teams: &dyn TeamStore,
     clock: &dyn Clock,

@@ -22,29 +22,45 @@ use crate::{
 /// Topics per page of `topics.list` when the caller does not say.
 pub const DEFAULT_LIMIT: i64 = 50;
 
+/// The body of `topics.list`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct TopicListInput {
+    /// `roadmapId`: only topics of this roadmap.
     pub roadmap_id: Option<String>,
+    /// `stageId`: only topics in this stage.
     pub stage_id: Option<String>,
+    /// Page size, 1 to 100 (more is clamped to 100); 50 when absent.
     pub limit: Option<i64>,
+    /// Topics to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
+    /// `createdAt` (the default), `updatedAt`, `title` or `voteCount`.
     pub sort: Option<String>,
+    /// `ASC` or `DESC` (the default), in any case.
     pub direction: Option<String>,
 }
 
+/// The body of `topics.update`, as the client sends it; absent fields stay.
 #[derive(Debug, Clone, Default)]
 pub struct TopicChanges {
+    /// The topic's UUID; required.
     pub id: Option<String>,
+    /// A new title: not blank, at most 255 characters after trimming.
     pub title: Option<String>,
+    /// A new summary, at most 50,000 characters.
     pub description: Option<String>,
+    /// New full details, at most 50,000 characters.
     pub text: Option<String>,
     /// Moves the topic to this stage (of any roadmap of the team).
     pub stage_id: Option<String>,
+    /// Merged into the topic's meta; only `ctaTitle`, `ctaLink`, `ctaImage`, `description`,
+    /// `feedback` and `projectId` are kept.
     pub meta: Option<Value>,
     /// `true` publishes a topic held for moderation; `false` takes it back.
     pub publish: Option<bool>,
 }
 
+/// `topics.list`: a page of the team's topics, unpublished and private-stage ones included.
+/// Any key.
 pub async fn list_topics(
     store: &dyn TopicStore,
     caller: &KeyHolder,
@@ -71,6 +87,9 @@ pub async fn list_topics(
     Ok(store.list_topics(caller.team_id, &query).await?)
 }
 
+/// `topics.update`: the topic after the change; a real change emits `topics.update`, and a
+/// move to another stage notifies its followers. Any key but a read-only one (403); 404 for
+/// a topic or stage the team does not have.
 pub async fn update_topic(
     store: &(impl RoadmapStore + TopicStore + ?Sized),
     clock: &dyn Clock,

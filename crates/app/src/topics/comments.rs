@@ -28,12 +28,17 @@ use crate::{
 /// Top-level comments per page when the caller does not say (interface §8).
 pub const DEFAULT_COMMENTS_LIMIT: i64 = 50;
 
+/// The body of `public/topic-comments.create`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct TopicCommentInput {
     /// The topic.
     pub id: Option<String>,
+    /// Required; 1 to 10,000 characters after trimming.
     pub text: Option<String>,
+    /// `parentId`: the comment this replies to, of the same topic and not deleted; a top-level
+    /// comment when absent.
     pub parent_id: Option<String>,
+    /// `widget`, `api` (the default) or `email`.
     pub source: Option<String>,
 }
 
@@ -42,19 +47,28 @@ pub struct TopicCommentInput {
 pub struct TopicCommentChanges {
     /// The comment.
     pub id: Option<String>,
+    /// The new text, required: 1 to 10,000 characters after trimming.
     pub text: Option<String>,
 }
 
+/// The body of `topic-comments.list` (public and team), as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct TopicCommentListInput {
     /// One topic; every topic of the team when absent.
     pub id: Option<String>,
+    /// `createdAt` (the default) or `updatedAt`.
     pub sort: Option<String>,
+    /// `ASC` or `DESC` (newest first, the default), in any case.
     pub direction: Option<String>,
+    /// Top-level comments per page, 1 to 100 (more is clamped to 100); 50 when absent.
     pub limit: Option<i64>,
+    /// Top-level comments to skip, 0 or more; 0 when absent.
     pub offset: Option<i64>,
 }
 
+/// `public/topic-comments.create`: the subscriber's comment or reply, with its author; emits
+/// `topic-comments.create` and notifies the topic's followers. 404 for a topic the subscriber
+/// cannot see; 400 for a parent that is not a live comment of the topic.
 pub async fn create_topic_comment(
     store: &dyn TopicStore,
     clock: &dyn Clock,

@@ -28,14 +28,24 @@ use crate::{
 /// `public/topics.create` as a client sent it.
 #[derive(Debug, Clone, Default)]
 pub struct NewTopicInput {
+    /// `roadmapId`: a roadmap of the team; required.
     pub roadmap_id: Option<String>,
+    /// `stageId`: a stage of that roadmap; required. A private one is refused with `cannot
+    /// publish a topic of private stage`.
     pub stage_id: Option<String>,
+    /// Required (`title is required` otherwise); trimmed, at most 255 characters.
     pub title: Option<String>,
+    /// A summary, at most 50,000 characters; the title when absent or blank.
     pub description: Option<String>,
+    /// Full details, at most 50,000 characters; empty when absent.
     pub text: Option<String>,
+    /// Only `ctaTitle`, `ctaLink`, `ctaImage`, `description`, `feedback` and `projectId` are
+    /// kept; other keys are dropped.
     pub meta: Option<Value>,
     /// Anonymous creation only: the visitor's name and e-mail.
     pub name: Option<String>,
+    /// Anonymous only: the creator is the team's subscriber with this e-mail (created when new,
+    /// never renamed); without it, a new subscriber named `name`, or at random.
     pub email: Option<String>,
 }
 
@@ -44,10 +54,16 @@ pub struct NewTopicInput {
 pub struct TeamTopicInput {
     /// When given, the stage must be on this roadmap.
     pub roadmap_id: Option<String>,
+    /// `stageId`: any stage of the team, private ones included; required.
     pub stage_id: Option<String>,
+    /// Required; trimmed, at most 255 characters.
     pub title: Option<String>,
+    /// A summary, at most 50,000 characters; the title when absent or blank.
     pub description: Option<String>,
+    /// Full details, at most 50,000 characters; empty when absent.
     pub text: Option<String>,
+    /// Only `ctaTitle`, `ctaLink`, `ctaImage`, `description`, `feedback` and `projectId` are
+    /// kept; other keys are dropped.
     pub meta: Option<Value>,
 }
 
@@ -57,6 +73,9 @@ enum Creator {
     New(Subscriber),
 }
 
+/// `public/topics.create`: the new topic (counts 0), unpublished when the team moderates and
+/// the stage does not opt out; emits `topics.create`. `Bad request` for a team key when the
+/// team disallows anonymous topics; 404 for an unknown roadmap or stage.
 pub async fn create_topic(
     store: &(impl TeamStore + SubscriberStore + RoadmapStore + TopicStore + ?Sized),
     clock: &dyn Clock,

@@ -10,13 +10,19 @@ use sounding_domain::{
 
 use crate::error::{AppError, AppResult};
 
+/// The body of `users.create`, as the client sends it.
 #[derive(Debug, Clone, Default)]
 pub struct NewUserInput {
+    /// Required; a valid address, stored lowercased; a subscriber with it counts as a member.
     pub email: Option<String>,
+    /// Required; trimmed, at most 255 characters.
     pub name: Option<String>,
+    /// Required: `owner` (only an owner may give it), `admin` or `member`.
     pub role: Option<String>,
 }
 
+/// `users.create`: the new user. Owners and admins only (403); 409 when the team has a user
+/// with that e-mail.
 pub async fn create_user(
     access: &dyn AccessStore,
     clock: &dyn Clock,

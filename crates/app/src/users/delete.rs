@@ -11,6 +11,8 @@ use sounding_domain::{
 use super::last_owner;
 use crate::error::{AppError, AppResult};
 
+/// `users.delete {id}`: removes the user and their keys; the id. Owners only (403); 404 when
+/// the team has no such user; 409 for the last owner.
 pub async fn delete_user(
     access: &dyn AccessStore,
     caller: &KeyHolder,

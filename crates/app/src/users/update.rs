@@ -13,6 +13,8 @@ use sounding_domain::{
 use super::last_owner;
 use crate::error::{AppError, AppResult};
 
+/// `users.update {id, role}`: the user with their new role. Owners and admins only (403, and
+/// owners only where an owner is involved); 404 for an unknown user; 409 for the last owner.
 pub async fn update_user_role(
     access: &dyn AccessStore,
     caller: &KeyHolder,
