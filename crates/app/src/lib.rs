@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Sounding's use cases: one module per operation, each written against the domain's ports
 //! only. The HTTP adapter and the command line call these; storage adapters answer them.
 //!
