@@ -104,8 +104,9 @@ struct State {
     events_committed: Option<EventsCommitted>,
 }
 
-/// What `MemoryStore::on_events_committed` calls: it must not block (it runs under the store's
-/// lock), as a `tokio::sync::Notify::notify_one` does not.
+/// What `MemoryStore::on_events_committed` calls. It runs under the store's lock, so it must
+/// neither block nor call the store (which would deadlock); a `tokio::sync::Notify::notify_one`
+/// does neither.
 pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 
 /// Every storage port in memory: `Arc<MemoryStore>` is a whole `sounding_domain::ports::Store`.

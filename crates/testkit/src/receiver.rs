@@ -15,7 +15,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::{service::service_fn, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::{net::TcpListener, task::AbortHandle};
+use tokio::{net::TcpListener, sync::watch, task::AbortHandle};
 
 /// One verified delivery.
 #[derive(Debug, Clone)]
@@ -34,17 +34,25 @@ struct Received {
     rejected: usize,
 }
 
+/// How long a request that arrives before the subscription's secret is known waits for it.
+const SECRET_WAIT: Duration = Duration::from_secs(5);
+
 struct Shared {
     received: Mutex<Received>,
-    /// Set once the subscription's secret is known; until then every request is rejected.
-    verifier: Mutex<Option<standardwebhooks::Webhook>>,
+    /// Set once the subscription's secret is known: a delivery may arrive between the
+    /// subscription and then, and waits for it rather than being refused.
+    verifier: watch::Receiver<Option<Arc<standardwebhooks::Webhook>>>,
+    /// Every open connection, closed when the receiver is dropped.
+    connections: Mutex<Vec<AbortHandle>>,
 }
 
 /// Collects the deliveries of one subscription ([`crate::TestServer::webhook_receiver`]).
-/// Stops listening when dropped.
+/// Stops listening, and closes its connections, when dropped.
+#[must_use = "a dropped receiver collects nothing"]
 pub struct WebhookReceiver {
     addr: SocketAddr,
     shared: Arc<Shared>,
+    secret: watch::Sender<Option<Arc<standardwebhooks::Webhook>>>,
     accept: AbortHandle,
 }
 
@@ -54,25 +62,31 @@ impl WebhookReceiver {
             .await
             .context("cannot bind the webhook receiver")?;
         let addr = listener.local_addr()?;
+        let (secret, verifier) = watch::channel(None);
         let shared = Arc::new(Shared {
             received: Mutex::new(Received::default()),
-            verifier: Mutex::new(None),
+            verifier,
+            connections: Mutex::new(Vec::new()),
         });
         let serving = shared.clone();
         let accept = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
                 let shared = serving.clone();
                 let service = service_fn(move |request| receive(request, shared.clone()));
-                tokio::spawn(async move {
+                let connection = tokio::spawn(async move {
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
                 });
+                let mut connections = lock(&serving.connections);
+                connections.retain(|c| !c.is_finished());
+                connections.push(connection.abort_handle());
             }
         });
         Ok(Self {
             addr,
             shared,
+            secret,
             accept: accept.abort_handle(),
         })
     }
@@ -81,7 +95,7 @@ impl WebhookReceiver {
     pub(crate) fn verify_with(&mut self, secret: &str) -> anyhow::Result<()> {
         let verifier = standardwebhooks::Webhook::new(secret)
             .map_err(|e| anyhow!("the subscription's secret is not a webhook key: {e:?}"))?;
-        *lock(&self.shared.verifier) = Some(verifier);
+        self.secret.send_replace(Some(Arc::new(verifier)));
         Ok(())
     }
 
@@ -125,6 +139,9 @@ impl WebhookReceiver {
 impl Drop for WebhookReceiver {
     fn drop(&mut self) {
         self.accept.abort();
+        for connection in lock(&self.shared.connections).drain(..) {
+            connection.abort();
+        }
     }
 }
 
@@ -144,9 +161,13 @@ async fn receive(
         Ok(collected) => collected.to_bytes(),
         Err(_) => return Ok(answer(StatusCode::BAD_REQUEST)),
     };
-    let verified = lock(&shared.verifier)
-        .as_ref()
-        .is_some_and(|verifier| verifier.verify(&body, &parts.headers).is_ok());
+    let mut secret = shared.verifier.clone();
+    let verifier = tokio::time::timeout(SECRET_WAIT, secret.wait_for(Option::is_some))
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .and_then(|known| known.clone());
+    let verified = verifier.is_some_and(|verifier| verifier.verify(&body, &parts.headers).is_ok());
     let delivery = serde_json::from_slice::<Value>(&body)
         .ok()
         .filter(|_| verified)

@@ -15,12 +15,15 @@ use crate::receiver::WebhookReceiver;
 /// long as that runtime (a `#[tokio::test]`'s).
 pub struct TestServer {
     running: Option<Running>,
+    /// The runtime the server runs on, where a drop stops it.
+    runtime: tokio::runtime::Handle,
     base_url: String,
     owner_key: String,
     team_id: String,
     client: reqwest::Client,
-    /// The SQLite file's folder, removed on drop (`TestServerBuilder::sqlite`).
-    _dir: Option<tempfile::TempDir>,
+    /// The SQLite file's folder, removed once the server has stopped
+    /// (`TestServerBuilder::sqlite`).
+    dir: Option<tempfile::TempDir>,
 }
 
 /// A change to the configuration before the start ([`TestServerBuilder::configure`]).
@@ -30,7 +33,7 @@ type Adjust = Box<dyn FnOnce(&mut Config) + Send>;
 #[derive(Default)]
 pub struct TestServerBuilder {
     sqlite: bool,
-    adjust: Option<Adjust>,
+    adjustments: Vec<Adjust>,
 }
 
 impl TestServerBuilder {
@@ -43,9 +46,10 @@ impl TestServerBuilder {
 
     /// Changes the configuration before the start (e.g. the rate limits). The testkit's
     /// defaults: 127.0.0.1 on a free port, two workers, rate limits of a million a minute,
-    /// webhooks to local addresses allowed and retried within milliseconds.
+    /// webhooks to local addresses allowed and retried within milliseconds. Several calls
+    /// apply in turn.
     pub fn configure(mut self, adjust: impl FnOnce(&mut Config) + Send + 'static) -> Self {
-        self.adjust = Some(Box::new(adjust));
+        self.adjustments.push(Box::new(adjust));
         self
     }
 
@@ -69,7 +73,7 @@ impl TestServerBuilder {
         config.webhooks.allow_private = true;
         config.webhooks.retry_scale = 0.001;
         config.webhooks.poll_interval = Duration::from_millis(100);
-        if let Some(adjust) = self.adjust {
+        for adjust in self.adjustments {
             adjust(&mut config);
         }
         let running = sounding_server::start(config, sounding_server::system_clock()).await?;
@@ -83,7 +87,8 @@ impl TestServerBuilder {
             team_id: created.team.id.to_string(),
             client: reqwest::Client::new(),
             running: Some(running),
-            _dir: dir,
+            runtime: tokio::runtime::Handle::current(),
+            dir,
         })
     }
 }
@@ -154,18 +159,21 @@ impl TestServer {
             .await
             .with_context(|| format!("cannot send {op}"))?;
         let status = response.status();
-        let body: Value = response
-            .json()
+        let bytes = response
+            .bytes()
             .await
-            .with_context(|| format!("{op} did not answer JSON"))?;
-        if status.is_success() {
-            Ok(body)
-        } else {
-            Err(ApiError {
+            .with_context(|| format!("cannot read the reply to {op}"))?;
+        let body = serde_json::from_slice::<Value>(&bytes);
+        match (status.is_success(), body) {
+            (true, Ok(body)) => Ok(body),
+            (true, Err(e)) => Err(anyhow::anyhow!("{op} answered {status} without JSON: {e}")),
+            // An error without a JSON body (a proxy's, say) keeps its status and text.
+            (false, body) => Err(ApiError {
                 status: status.as_u16(),
-                body,
+                body: body
+                    .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into())),
             }
-            .into())
+            .into()),
         }
     }
 
@@ -227,16 +235,21 @@ impl TestServer {
         if let Some(running) = self.running.take() {
             running.stop().await;
         }
+        self.dir.take();
     }
 }
 
 impl Drop for TestServer {
     fn drop(&mut self) {
         if let Some(running) = self.running.take() {
-            // Without a runtime there is nothing left to stop: the server's tasks ended with it.
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(running.stop_now());
-            }
+            // On the runtime it runs on (a drop may happen outside any), and the SQLite folder
+            // goes only once the server no longer uses it. If that runtime has ended, so has
+            // the server.
+            let dir = self.dir.take();
+            self.runtime.spawn(async move {
+                running.stop_now().await;
+                drop(dir);
+            });
         }
     }
 }

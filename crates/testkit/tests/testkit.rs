@@ -88,6 +88,32 @@ async fn dropping_the_server_stops_it(server: TestServer) {
     }
 }
 
+async fn a_dropped_receiver_takes_no_more_deliveries(server: TestServer) {
+    let board = server.create_board("Ideas").await.unwrap();
+    let hooks = server.webhook_receiver("new_feedback").await.unwrap();
+    let create = |title: &'static str| {
+        let body = json!({ "title": title, "boardId": board });
+        server.call_as_owner("feedbacks.create", body)
+    };
+    create("First").await.unwrap();
+    hooks.wait_for(1, Duration::from_secs(10)).await.unwrap();
+    // The sender keeps its connection to the receiver alive: dropping the receiver closes it.
+    drop(hooks);
+    create("Second").await.unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let deliveries = server
+        .call_as_owner("automation.deliveries", json!({ "limit": 10 }))
+        .await
+        .unwrap();
+    let delivered = deliveries["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["status"] == "delivered")
+        .count();
+    assert_eq!(delivered, 1, "{deliveries}");
+}
+
 macro_rules! on_both {
     ($($name:ident),* $(,)?) => {
         mod memory {
@@ -114,4 +140,5 @@ on_both!(
     a_subscriber_posts_and_votes_and_the_webhooks_arrive_verified,
     an_error_reply_is_an_api_error_with_its_status_and_body,
     dropping_the_server_stops_it,
+    a_dropped_receiver_takes_no_more_deliveries,
 );

@@ -1,6 +1,6 @@
 //! Tags: names unique per team ignoring case (the `name_key` column, lowercased here), and
-//! `feedback_tags`, which items carry which tag. The items' tags are read in one query for a
-//! whole page (`tags_of_items`).
+//! `feedback_tags`, which items carry which tag. An item's tags are read with the item
+//! (`repos/feedback/view.rs`).
 
 use async_trait::async_trait;
 use diesel::prelude::*;

@@ -211,7 +211,7 @@ impl FeedbackStore for DieselStore {
         url_id: &str,
     ) -> StoreResult<Option<FeedbackView>> {
         let (team, url_id) = (team.to_string(), url_id.to_owned());
-        self.run_read(move |conn| read_view(conn, &team, Pick::UrlId(&url_id)))
+        self.run_read_one(move |conn| read_view(conn, &team, Pick::UrlId(&url_id)))
             .await
     }
 
