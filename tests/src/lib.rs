@@ -18,31 +18,16 @@ pub use harness::{Engine, TestApp};
 #[macro_export]
 macro_rules! engine_tests {
     ($($name:ident),* $(,)?) => {
-        mod sqlite {
+        $crate::engine_tests!(@on sqlite Sqlite $($name)*);
+        $crate::engine_tests!(@on postgres Postgres $($name)*);
+        $crate::engine_tests!(@on memory Memory $($name)*);
+    };
+    (@on $module:ident $engine:ident $($name:ident)*) => {
+        mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::Sqlite).await {
-                        super::$name(app).await;
-                    }
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::Postgres).await {
-                        super::$name(app).await;
-                    }
-                }
-            )*
-        }
-        mod memory {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::Memory).await {
+                    if let Some(app) = $crate::TestApp::spawn($crate::Engine::$engine).await {
                         super::$name(app).await;
                     }
                 }

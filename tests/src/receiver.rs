@@ -460,27 +460,16 @@ impl TestApp {
 #[macro_export]
 macro_rules! engine_cases {
     ($($name:ident),* $(,)?) => {
-        mod sqlite {
+        $crate::engine_cases!(@on sqlite Sqlite $($name)*);
+        $crate::engine_cases!(@on postgres Postgres $($name)*);
+        $crate::engine_cases!(@on memory Memory $($name)*);
+    };
+    (@on $module:ident $engine:ident $($name:ident)*) => {
+        mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $name() {
-                    super::$name($crate::Engine::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $name() {
-                    super::$name($crate::Engine::Postgres).await;
-                }
-            )*
-        }
-        mod memory {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $name() {
-                    super::$name($crate::Engine::Memory).await;
+                    super::$name($crate::Engine::$engine).await;
                 }
             )*
         }

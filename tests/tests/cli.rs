@@ -51,6 +51,15 @@ fn post(base: &str, op: &str, token: &str, body: Value) -> (u16, Value) {
     })
 }
 
+/// The 38-character owner key in a start's banner.
+fn banner_key(printed: &str) -> String {
+    printed
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| w.len() == 38)
+        .expect("a 38-character key in the banner")
+        .to_owned()
+}
+
 #[test]
 fn team_create_json_prints_one_object_whose_key_works() {
     let dir = tempfile::tempdir().unwrap();
@@ -99,11 +108,7 @@ fn first_start_prints_the_default_key_once_and_later_starts_do_not() {
     let first = ServerProcess::start(&url, &[]);
     let printed = first.stdout_with("shown once").join("\n");
     assert!(printed.contains("shown once"), "{printed}");
-    let key = printed
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .find(|w| w.len() == 38)
-        .expect("a 38-character key in the banner")
-        .to_owned();
+    let key = banner_key(&printed);
     let (status, body) = post(&first.base_url, "teams.info", &key, json!({}));
     assert_eq!(status, 200);
     assert_eq!(body["data"]["subdomain"], "default");
@@ -125,15 +130,6 @@ fn first_start_prints_the_default_key_once_and_later_starts_do_not() {
     let third = ServerProcess::start(&url, &[]);
     let (status, _) = post(&third.base_url, "public/subscriber.info", &code, json!({}));
     assert_eq!(status, 200);
-}
-
-/// The 38-character owner key in a start's banner.
-fn banner_key(printed: &str) -> String {
-    printed
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .find(|w| w.len() == 38)
-        .expect("a 38-character key in the banner")
-        .to_owned()
 }
 
 #[test]
@@ -290,13 +286,7 @@ fn database_files_and_directories_are_private_under_umask_022() {
     let data = dir.path().join("var").join("sounding");
     let url = format!("sqlite://{}", data.join("s.db").display());
     let server = ServerProcess::start_with_umask("022", &url, &[]);
-    let key = server
-        .stdout_with("shown once")
-        .join("\n")
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .find(|w| w.len() == 38)
-        .expect("a 38-character key in the banner")
-        .to_owned();
+    let key = banner_key(&server.stdout_with("shown once").join("\n"));
     let (status, _) = post(
         &server.base_url,
         "public/subscriber.identify",

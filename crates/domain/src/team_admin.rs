@@ -155,7 +155,7 @@ impl Subscriber {
     /// the typed attributes extracted again. Refused, with the subscriber unchanged, when the
     /// merged meta would pass 16 KiB.
     pub fn apply_patch(&mut self, patch: &SubscriberPatch, now: Timestamp) -> DomainResult<()> {
-        let before = (self.name.clone(), self.meta.clone());
+        let (name_before, meta_before) = (self.name.clone(), self.meta.clone());
         if let Some(meta) = &patch.meta {
             meta::merge_bounded("meta", &mut self.meta, meta)?;
             self.attributes = Attributes::extract(&self.meta);
@@ -164,7 +164,7 @@ impl Subscriber {
             self.name = name.clone();
         }
         // `lastUpdated` is when the data last changed: a patch that changes nothing leaves it.
-        if (&self.name, &self.meta) != (&before.0, &before.1) {
+        if self.name != name_before || self.meta != meta_before {
             self.last_updated = now;
         }
         Ok(())

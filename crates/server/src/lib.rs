@@ -58,16 +58,17 @@ pub struct Running {
 impl Running {
     /// Stops accepting connections, lets in-flight requests finish, and waits for the end.
     pub async fn stop(self) {
-        self.handle.stop(true).await;
-        if let Err(e) = self.wait().await {
-            tracing::warn!("server ended with an error: {e:#}");
-        }
+        self.stop_and_wait(true).await;
     }
 
     /// Stops at once: open connections are closed without waiting for the requests on them
     /// (the webhook worker still finishes its attempts under way).
     pub async fn stop_now(self) {
-        self.handle.stop(false).await;
+        self.stop_and_wait(false).await;
+    }
+
+    async fn stop_and_wait(self, graceful: bool) {
+        self.handle.stop(graceful).await;
         if let Err(e) = self.wait().await {
             tracing::warn!("server ended with an error: {e:#}");
         }

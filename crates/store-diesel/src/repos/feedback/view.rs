@@ -105,20 +105,15 @@ pub(super) fn read(
                 .push(&order_by(sort, "p.score"));
         }
         Pick::Id(id) => {
-            sql.push(" FROM feedback f").push(JOINS);
-            sql.push(" WHERE f.team_id = ").text(team);
-            sql.push(" AND f.id = ").text(id);
+            in_team(&mut sql, team).push(" AND f.id = ").text(id);
         }
         Pick::UrlId(url_id) => {
-            sql.push(" FROM feedback f").push(JOINS);
-            sql.push(" WHERE f.team_id = ").text(team);
-            sql.push(" AND f.url_id = ").text(url_id);
+            in_team(&mut sql, team)
+                .push(" AND f.url_id = ")
+                .text(url_id);
         }
         Pick::Ids(ids) => {
-            sql.push(" FROM feedback f").push(JOINS);
-            sql.push(" WHERE f.team_id = ")
-                .text(team)
-                .push(" AND f.id IN (");
+            in_team(&mut sql, team).push(" AND f.id IN (");
             for (i, id) in ids.iter().enumerate() {
                 if i > 0 {
                     sql.push(", ");
@@ -129,6 +124,14 @@ pub(super) fn read(
         }
     }
     views(sql.load(conn)?)
+}
+
+/// The team's items with what their views show, for a `WHERE` that picks among them.
+fn in_team<'s>(sql: &'s mut RawSql, team: &str) -> &'s mut RawSql {
+    sql.push(" FROM feedback f")
+        .push(JOINS)
+        .push(" WHERE f.team_id = ")
+        .text(team)
 }
 
 /// The `ORDER BY` keys of `sort`, ending in the item's id, so every order is total and the
@@ -157,12 +160,13 @@ fn views(rows: Vec<ViewRow>) -> DbResult<Vec<FeedbackView>> {
         };
         if last_id.as_deref() != Some(row.item.id.as_str()) {
             last_id = Some(row.item.id.clone());
-            let board = match (&row.item.board_id, row.board_name, row.board_slug) {
-                (Some(id), Some(name), Some(slug)) => Some(BoardRef {
+            let board = (&row.item.board_id, row.board_name, row.board_slug);
+            let board = match (board, row.board_is_public) {
+                ((Some(id), Some(name), Some(slug)), Some(is_public)) => Some(BoardRef {
                     id: parse_id("feedback_boards.id", id)?,
                     name,
                     slug,
-                    is_public: row.board_is_public.unwrap_or(false),
+                    is_public,
                 }),
                 _ => None,
             };
