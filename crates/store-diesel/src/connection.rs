@@ -188,7 +188,11 @@ impl ManageConnection for Manager {
     fn connect(&self) -> Result<Pooled, r2d2::Error> {
         let conn = match &self.target {
             Target::Sqlite(path) => SqliteConnection::establish(path).map(DbConnection::Sqlite),
-            Target::Postgres(url) => PgConnection::establish(url).map(DbConnection::Postgresql),
+            Target::Postgres(url) => PgConnection::establish(url).and_then(|mut conn| {
+                conn.batch_execute(POSTGRES_SESSION)
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                Ok(DbConnection::Postgresql(conn))
+            }),
         }
         .map_err(r2d2::Error::ConnectionError)?;
         Ok(Pooled {
@@ -210,6 +214,15 @@ impl ManageConnection for Manager {
         pooled.conn.is_broken()
     }
 }
+
+/// Applied once to each new PostgreSQL connection. Every statement is prepared once per
+/// connection and kept (diesel's statement cache, `RawSql`), but with the default
+/// `plan_cache_mode = auto` PostgreSQL still plans each execution again for its parameters:
+/// that planning was 72 % of PostgreSQL's CPU on a list of 20 items (docs/benchmarks.md,
+/// "ninth round"). Every statement here reaches its rows through an index chosen by the
+/// team, item or board key it is given, so the plan made once without the values is the one
+/// each value would get.
+const POSTGRES_SESSION: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// Applied once to each new SQLite connection. `busy_timeout` comes first so that switching
 /// to WAL waits for a concurrent opener instead of failing; `foreign_keys` is off by default
@@ -536,6 +549,37 @@ mod tests {
         }
         // The directory was there already: left alone.
         assert_ne!(mode(dir.path()), 0);
+    }
+
+    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server: each pooled PostgreSQL connection
+    /// keeps the plan of a prepared statement instead of planning it on every execution.
+    #[test]
+    fn every_postgres_connection_keeps_generic_plans() {
+        use diesel::{sql_types::Text, QueryableByName, RunQueryDsl};
+
+        #[derive(QueryableByName)]
+        struct Setting {
+            #[diesel(sql_type = Text)]
+            value: String,
+        }
+        let Some(url) = sounding_tests::pg::require_postgres() else {
+            return;
+        };
+        let pool = build_pool(
+            Target::Postgres(url),
+            &PoolOptions::default(),
+            Access::ReadWrite,
+        )
+        .unwrap();
+        let mut first = pool.get().unwrap();
+        let mut second = pool.get().unwrap();
+        for conn in [&mut **first, &mut **second] {
+            let setting: Setting =
+                diesel::sql_query("SELECT current_setting('plan_cache_mode') AS value")
+                    .get_result(conn)
+                    .unwrap();
+            assert_eq!(setting.value, "force_generic_plan");
+        }
     }
 
     #[test]

@@ -72,9 +72,13 @@ where
             out.push_bind_param::<Text, _>(&self.values)?;
             out.push_sql(")))");
         } else {
-            out.push_sql(" IN (SELECT json_array_elements_text(CAST(");
+            // `= ANY(ARRAY(…))`, not `IN (SELECT …)`: PostgreSQL guesses 100 rows for the
+            // set-returning function and hash-joins them against a scan of the whole table
+            // (every subscriber of the team, to name a page's authors); an array is probed
+            // through the index, one lookup per value.
+            out.push_sql(" = ANY(ARRAY(SELECT json_array_elements_text(CAST(");
             out.push_bind_param::<Text, _>(&self.values)?;
-            out.push_sql(" AS json))))");
+            out.push_sql(" AS json)))))");
         }
         Ok(())
     }
@@ -87,7 +91,9 @@ mod tests {
         Arc,
     };
 
-    use diesel::{connection::InstrumentationEvent, Connection, QueryDsl, RunQueryDsl};
+    use diesel::{
+        connection::InstrumentationEvent, Connection, ExpressionMethods, QueryDsl, RunQueryDsl,
+    };
 
     use super::*;
     use crate::{connection::DbConnection, schema::tags};
@@ -142,6 +148,67 @@ mod tests {
             prepared.load(Ordering::SeqCst),
             1,
             "one statement for every length"
+        );
+    }
+
+    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server: PostgreSQL finds the values through
+    /// the index, in the plan it keeps for every list (not by scanning the table).
+    #[test]
+    fn postgres_probes_the_index_for_each_value() {
+        use diesel::connection::SimpleConnection;
+        let Some(admin) = sounding_tests::pg::require_postgres() else {
+            return;
+        };
+        let url = sounding_tests::pg::fresh_database(&admin);
+        let mut conn = DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());
+        crate::migrations::run(&mut conn).unwrap();
+        // Enough tags that a scan costs more than a few index probes, as a team's subscribers do
+        // (the team itself need not exist: the foreign keys are off for this session).
+        conn.batch_execute(
+            "SET session_replication_role = replica; \
+             INSERT INTO tags (id, team_id, name, name_key, color, created_at, updated_at) \
+             SELECT 'tag-' || i, 'team', 'T' || i, 't' || i, '#3B82F6', now(), now() \
+             FROM generate_series(1, 5000) i; ANALYZE tags",
+        )
+        .unwrap();
+        let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let recorder = statements.clone();
+        if let DbConnection::Postgresql(inner) = &mut conn {
+            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+                if let InstrumentationEvent::StartQuery { query, .. } = event {
+                    let text = query.to_string();
+                    let sql = text.split(" -- binds:").next().unwrap_or_default();
+                    recorder.lock().unwrap().push(sql.trim().to_owned());
+                }
+            });
+        }
+        let found: Vec<String> = tags::table
+            .filter(tags::team_id.eq("team"))
+            .filter(one_of(tags::id, ["tag-7", "tag-4000"]))
+            .select(tags::id)
+            .order(tags::id)
+            .load(&mut conn)
+            .unwrap();
+        assert_eq!(found, ["tag-4000", "tag-7"]);
+        let sql = statements.lock().unwrap().last().cloned().unwrap();
+        conn.batch_execute(&format!(
+            "SET plan_cache_mode = force_generic_plan; PREPARE listed(text, text) AS {sql}"
+        ))
+        .unwrap();
+        #[derive(diesel::QueryableByName)]
+        struct PlanLine {
+            #[diesel(sql_type = diesel::sql_types::Text, column_name = "QUERY PLAN")]
+            line: String,
+        }
+        let plan: Vec<PlanLine> =
+            diesel::sql_query("EXPLAIN EXECUTE listed('team', '[\"tag-7\"]')")
+                .load(&mut conn)
+                .unwrap();
+        let plan: Vec<String> = plan.into_iter().map(|l| l.line).collect();
+        assert!(
+            plan.iter().any(|l| l.contains("Index"))
+                && !plan.iter().any(|l| l.contains("Seq Scan")),
+            "{plan:#?}"
         );
     }
 }

@@ -509,7 +509,11 @@ impl EngineBench<'_> {
                     .to_path_buf();
                 // PostgreSQL's durable defaults: the comparison with SQLite is fair only
                 // if neither may lose an acknowledged write to a crash of the process.
-                let cluster = Cluster::start_with(bin, self.dir.join("pg"), &[])?;
+                // SOUNDING_BENCH_PG_SETTINGS adds postgresql.conf lines (`;`-separated) for
+                // profiling, e.g. pg_stat_statements or auto_explain; the bars assume none.
+                let extra = std::env::var("SOUNDING_BENCH_PG_SETTINGS").unwrap_or_default();
+                let extra: Vec<&str> = extra.split(';').filter(|l| !l.trim().is_empty()).collect();
+                let cluster = Cluster::start_with(bin, self.dir.join("pg"), &extra)?;
                 if let (Some(cores), Some(master)) =
                     (&self.layout.server_cores, cluster.postmaster_pid())
                 {
