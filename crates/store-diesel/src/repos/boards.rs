@@ -115,7 +115,7 @@ impl ValidGrouping<()> for KeptCount {
 impl<DB: Backend> QueryFragment<DB> for KeptCount {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         out.push_sql(
-            "COALESCE((SELECT c.n FROM feedback_board_counts c \
+            "COALESCE((SELECT CAST(SUM(c.n) AS BIGINT) FROM feedback_board_counts c \
              WHERE c.board_id = feedback_boards.id), 0)",
         );
         Ok(())

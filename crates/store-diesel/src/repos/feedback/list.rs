@@ -83,7 +83,8 @@ fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult
             let board = board.to_string();
             count
                 .push(
-                    "SELECT COALESCE((SELECT c.n FROM feedback_public_counts c WHERE c.board_id = ",
+                    "SELECT COALESCE((SELECT CAST(SUM(c.n) AS BIGINT) FROM feedback_public_counts c \
+                     WHERE c.board_id = ",
                 )
                 .text(board.as_str())
                 .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")

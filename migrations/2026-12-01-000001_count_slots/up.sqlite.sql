@@ -1,0 +1,1 @@
+-- Nothing on SQLite: one writer at a time, so one count row per board (see up.postgres.sql).
