@@ -551,6 +551,13 @@ mod tests {
         assert_ne!(mode(dir.path()), 0);
     }
 
+    /// Two connections of a new read-write pool, taken at once so that both are fresh: what a
+    /// connection is given on connect shows on each.
+    fn two_new_connections(target: Target) -> [r2d2::PooledConnection<Manager>; 2] {
+        let pool = build_pool(target, &PoolOptions::default(), Access::ReadWrite).unwrap();
+        [pool.get().unwrap(), pool.get().unwrap()]
+    }
+
     /// Where `SOUNDING_TEST_POSTGRES_URL` names a server: each pooled PostgreSQL connection
     /// keeps the plan of a prepared statement instead of planning it on every execution.
     #[test]
@@ -565,14 +572,7 @@ mod tests {
         let Some(url) = sounding_tests::pg::require_postgres() else {
             return;
         };
-        let pool = build_pool(
-            Target::Postgres(url),
-            &PoolOptions::default(),
-            Access::ReadWrite,
-        )
-        .unwrap();
-        let mut first = pool.get().unwrap();
-        let mut second = pool.get().unwrap();
+        let [mut first, mut second] = two_new_connections(Target::Postgres(url));
         for conn in [&mut **first, &mut **second] {
             let setting: Setting =
                 diesel::sql_query("SELECT current_setting('plan_cache_mode') AS value")
@@ -593,15 +593,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.db").display().to_string();
-        let pool = build_pool(
-            Target::Sqlite(path),
-            &PoolOptions::default(),
-            Access::ReadWrite,
-        )
-        .unwrap();
-        // Two connections at once, so the second is a fresh one too.
-        let mut first = pool.get().unwrap();
-        let mut second = pool.get().unwrap();
+        let [mut first, mut second] = two_new_connections(Target::Sqlite(path));
         for conn in [&mut **first, &mut **second] {
             // Each pragma's table-valued function names its column; busy_timeout's is `timeout`.
             let mut pragma = |name: &str| {

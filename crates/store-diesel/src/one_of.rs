@@ -171,26 +171,17 @@ mod tests {
              FROM generate_series(1, 5000) i; ANALYZE tags",
         )
         .unwrap();
-        let statements = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let recorder = statements.clone();
-        if let DbConnection::Postgresql(inner) = &mut conn {
-            inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-                if let InstrumentationEvent::StartQuery { query, .. } = event {
-                    let text = query.to_string();
-                    let sql = text.split(" -- binds:").next().unwrap_or_default();
-                    recorder.lock().unwrap().push(sql.trim().to_owned());
-                }
-            });
-        }
-        let found: Vec<String> = tags::table
-            .filter(tags::team_id.eq("team"))
-            .filter(one_of(tags::id, ["tag-7", "tag-4000"]))
-            .select(tags::id)
-            .order(tags::id)
-            .load(&mut conn)
-            .unwrap();
-        assert_eq!(found, ["tag-4000", "tag-7"]);
-        let sql = statements.lock().unwrap().last().cloned().unwrap();
+        let statements = crate::raw_sql::plans::recorded(&mut conn, |conn| {
+            let found: Vec<String> = tags::table
+                .filter(tags::team_id.eq("team"))
+                .filter(one_of(tags::id, ["tag-7", "tag-4000"]))
+                .select(tags::id)
+                .order(tags::id)
+                .load(conn)
+                .unwrap();
+            assert_eq!(found, ["tag-4000", "tag-7"]);
+        });
+        let sql = &statements[0];
         conn.batch_execute(&format!(
             "SET plan_cache_mode = force_generic_plan; PREPARE listed(text, text) AS {sql}"
         ))

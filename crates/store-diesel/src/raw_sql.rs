@@ -364,31 +364,45 @@ pub(crate) mod plans {
         detail: String,
     }
 
+    /// The SQL of every statement `f` runs on `conn` (either engine), placeholders unbound.
+    pub(crate) fn recorded(
+        conn: &mut DbConnection,
+        f: impl FnOnce(&mut DbConnection),
+    ) -> Vec<String> {
+        let statements = Arc::new(Mutex::new(Vec::new()));
+        let recorder = statements.clone();
+        let record = move |event: InstrumentationEvent<'_>| {
+            if let InstrumentationEvent::StartQuery { query, .. } = event {
+                let text = query.to_string();
+                let sql = text.split(" -- binds:").next().unwrap_or_default();
+                recorder.lock().unwrap().push(sql.trim().to_owned());
+            }
+        };
+        match conn {
+            DbConnection::Sqlite(inner) => inner.set_instrumentation(record),
+            DbConnection::Postgresql(inner) => inner.set_instrumentation(record),
+        }
+        f(conn);
+        let silent = |_: InstrumentationEvent<'_>| {};
+        match conn {
+            DbConnection::Sqlite(inner) => inner.set_instrumentation(silent),
+            DbConnection::Postgresql(inner) => inner.set_instrumentation(silent),
+        }
+        let recorded = statements.lock().unwrap().clone();
+        recorded
+    }
+
     /// The statements `f` runs, each with its `EXPLAIN QUERY PLAN` steps joined by " | ".
     /// Parameters are left unbound: the plan does not depend on their values.
     pub(crate) fn explained(
         conn: &mut DbConnection,
         f: impl FnOnce(&mut DbConnection),
     ) -> Vec<(String, String)> {
-        let statements = Arc::new(Mutex::new(Vec::new()));
-        let DbConnection::Sqlite(inner) = conn else {
-            panic!("query plans are SQLite's");
-        };
-        let recorder = statements.clone();
-        inner.set_instrumentation(move |event: InstrumentationEvent<'_>| {
-            if let InstrumentationEvent::StartQuery { query, .. } = event {
-                let text = query.to_string();
-                let sql = text.split(" -- binds:").next().unwrap_or_default();
-                recorder.lock().unwrap().push(sql.trim().to_owned());
-            }
-        });
-        f(conn);
-        let DbConnection::Sqlite(inner) = conn else {
-            unreachable!()
-        };
-        inner.set_instrumentation(|_: InstrumentationEvent<'_>| {});
-        let statements = statements.lock().unwrap().clone();
-        statements
+        assert!(
+            matches!(conn, DbConnection::Sqlite(_)),
+            "query plans are SQLite's"
+        );
+        recorded(conn, f)
             .into_iter()
             .map(|sql| {
                 let steps = diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}"))
