@@ -253,6 +253,8 @@ fn a_bad_configuration_value_stops_start_up_naming_the_variable() {
         ("SOUNDING_JWT_SECRET", "short"),
         ("SOUNDING_LOG_FORMAT", "xml"),
         ("SOUNDING_DATABASE_URL", "mysql://x"),
+        ("SOUNDING_CORS_ORIGINS", "https://shop.example/app"),
+        ("SOUNDING_CORS_ORIGINS", "*"),
     ] {
         let out = Command::new(sounding_bin())
             .args(["serve", "--bind", "127.0.0.1:0"])

@@ -63,7 +63,7 @@ async fn main() -> anyhow::Result<()> {
     let team = create_team(&*store, &clock, NewTeam::new("Acme", subdomain)).await?;
     let owner = match as_caller(&store, &tokens, team.secret.expose()).await? {
         Caller::Team(holder) => holder,
-        Caller::Subscriber(_) => anyhow::bail!("an API key authenticates a team"),
+        _ => anyhow::bail!("an API key authenticates a team"),
     };
 
     let board = create_board(
@@ -152,6 +152,6 @@ async fn subscriber(
     let identified = identify_subscriber(&**store, tokens, &SystemClock, owner, input).await?;
     match as_caller(store, tokens, &identified.token).await? {
         Caller::Subscriber(session) => Ok(session),
-        Caller::Team(_) => anyhow::bail!("a subscriber token authenticates a subscriber"),
+        _ => anyhow::bail!("a subscriber token authenticates a subscriber"),
     }
 }

@@ -224,6 +224,9 @@ pub enum Caller {
     Team(KeyHolder),
     /// A subscriber token (bearer or `publicAccessToken` cookie): acts as that end user.
     Subscriber(SubscriberSession),
+    /// Someone without a credential reading the team's public portal: sees what any
+    /// subscriber who is not a team member sees, and can change nothing.
+    Visitor(TeamId),
 }
 
 impl Caller {
@@ -232,14 +235,15 @@ impl Caller {
         match self {
             Caller::Team(k) => k.team_id,
             Caller::Subscriber(s) => s.subscriber.team_id,
+            Caller::Visitor(team) => *team,
         }
     }
 
-    /// The subscriber behind a subscriber token; `None` for the team.
+    /// The subscriber behind a subscriber token; `None` for the team and a visitor.
     pub fn subscriber_id(&self) -> Option<SubscriberId> {
         match self {
-            Caller::Team(_) => None,
             Caller::Subscriber(s) => Some(s.subscriber.id),
+            Caller::Team(_) | Caller::Visitor(_) => None,
         }
     }
 
@@ -249,6 +253,7 @@ impl Caller {
         match self {
             Caller::Team(_) => true,
             Caller::Subscriber(s) => s.is_team_member,
+            Caller::Visitor(_) => false,
         }
     }
 }

@@ -542,11 +542,14 @@ impl FeedbackDraft {
         kind: Option<&str>,
         meta: Option<&Value>,
     ) -> DomainResult<Self> {
+        // The title first, so a missing one is the error named even when the rest is bad too.
+        let title = text::required("title", title, text::TITLE_MAX)?;
+        let rest = FeedbackPatch::content(None, text, kind, meta)?;
         Ok(Self {
-            title: text::required("title", title, text::TITLE_MAX)?,
-            text: text::optional("text", text, text::TEXT_MAX)?.unwrap_or_default(),
-            kind: parse_kind(kind)?,
-            meta: meta::validate_optional("meta", meta)?.unwrap_or_default(),
+            title,
+            text: rest.text.unwrap_or_default(),
+            kind: rest.kind,
+            meta: rest.meta.unwrap_or_default(),
         })
     }
 }

@@ -58,6 +58,7 @@ pub mod token;
 pub mod topic;
 pub mod topic_comment;
 pub mod topic_vote;
+pub mod web_origin;
 pub mod webhook;
 
 pub use error::{DomainError, Entity};

@@ -68,6 +68,7 @@ async fn world(limits: RateLimits) -> World {
         webhook_policy: Default::default(),
         host_resolver: Arc::new(NoNames),
         outbox_signal: Default::default(),
+        browser_origins: Default::default(),
     };
     World {
         state,

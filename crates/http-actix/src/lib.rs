@@ -10,6 +10,7 @@
 mod app_tests;
 mod auth;
 mod call;
+mod cors;
 mod dto;
 mod error;
 mod openapi;
@@ -22,6 +23,7 @@ mod server;
 mod state;
 
 pub use auth::jwt::{JwtCodec, WeakSecret};
+pub use cors::BrowserOrigins;
 pub use error::ApiError;
 pub use openapi::{openapi_document, openapi_json};
 pub use server::{application, http_server, HttpOptions};

@@ -42,7 +42,9 @@ impl Bucket {
         match caller {
             Some(Caller::Team(holder)) => Bucket::Key(holder.key_id),
             Some(Caller::Subscriber(session)) => Bucket::Subscriber(session.subscriber.id),
-            None => Bucket::Address(address.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED))),
+            Some(Caller::Visitor(_)) | None => {
+                Bucket::Address(address.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED)))
+            }
         }
     }
 }

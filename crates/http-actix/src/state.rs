@@ -10,6 +10,8 @@ use sounding_domain::{
 };
 use tokio::sync::Notify;
 
+use crate::BrowserOrigins;
+
 #[derive(Clone)]
 pub struct ApiState {
     pub store: Arc<dyn Store>,
@@ -23,6 +25,8 @@ pub struct ApiState {
     /// Wakes this instance's webhook worker for work the store does not announce itself: a
     /// `redeliver` (new outbox events are announced by the store as they commit).
     pub outbox_signal: Arc<Notify>,
+    /// The sites whose pages may call the public operations from a browser.
+    pub browser_origins: BrowserOrigins,
 }
 
 /// Requests allowed per one-minute window (decisions §8), counted by each instance.

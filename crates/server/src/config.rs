@@ -3,7 +3,9 @@
 
 use std::{collections::HashMap, fmt, str::FromStr, time::Duration};
 
-use sounding_domain::{retention::DEFAULT_RETENTION, token::MIN_SECRET_BYTES};
+use sounding_domain::{
+    retention::DEFAULT_RETENTION, token::MIN_SECRET_BYTES, web_origin::WebOrigin,
+};
 
 pub const DATABASE_URL: &str = "SOUNDING_DATABASE_URL";
 pub const BIND: &str = "SOUNDING_BIND";
@@ -23,6 +25,7 @@ pub const WEBHOOK_POLL_MS: &str = "SOUNDING_WEBHOOK_POLL_MS";
 pub const WEBHOOK_MAX_IN_FLIGHT: &str = "SOUNDING_WEBHOOK_MAX_IN_FLIGHT";
 pub const EVENT_RETENTION: &str = "SOUNDING_EVENT_RETENTION";
 pub const READ_CACHE_MB: &str = "SOUNDING_READ_CACHE_MB";
+pub const CORS_ORIGINS: &str = "SOUNDING_CORS_ORIGINS";
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://sounding.db";
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -34,7 +37,7 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_READ_CACHE_MB: u64 = 24;
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 18] = [
+pub const VARIABLES: [&str; 19] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -53,6 +56,7 @@ pub const VARIABLES: [&str; 18] = [
     WEBHOOK_MAX_IN_FLIGHT,
     EVENT_RETENTION,
     READ_CACHE_MB,
+    CORS_ORIGINS,
 ];
 
 /// The webhook worker of this instance.
@@ -116,6 +120,9 @@ pub struct Config {
     pub event_retention: Duration,
     /// SQLite: how many MiB of answers the read cache may keep (0: no cache).
     pub read_cache_mb: u64,
+    /// The sites whose pages may call the public operations from a browser (CORS); empty:
+    /// none.
+    pub cors_origins: Vec<WebOrigin>,
 }
 
 impl Config {
@@ -135,6 +142,7 @@ impl Config {
             webhooks: WebhookConfig::default(),
             event_retention: DEFAULT_RETENTION,
             read_cache_mb: DEFAULT_READ_CACHE_MB,
+            cors_origins: Vec::new(),
         }
     }
 
@@ -238,6 +246,16 @@ impl Config {
                     )
                 })?;
         }
+        if let Some(raw) = get(CORS_ORIGINS) {
+            config.cors_origins = WebOrigin::parse_list(raw).map_err(|e| {
+                ConfigError::new(
+                    CORS_ORIGINS,
+                    format!(
+                        "must list origins such as https://app.example.com, comma-separated: {e}"
+                    ),
+                )
+            })?;
+        }
         if let Some(raw) = get(WEBHOOK_RETRY_SCALE) {
             config.webhooks.retry_scale = raw
                 .trim()
@@ -285,6 +303,7 @@ impl fmt::Debug for Config {
             .field("webhooks", &self.webhooks)
             .field("event_retention", &self.event_retention)
             .field("read_cache_mb", &self.read_cache_mb)
+            .field("cors_origins", &self.cors_origins)
             .finish()
     }
 }
@@ -497,6 +516,7 @@ mod tests {
             (WEBHOOK_MAX_IN_FLIGHT, "32"),
             (EVENT_RETENTION, "2s"),
             (READ_CACHE_MB, "0"),
+            (CORS_ORIGINS, "https://shop.example, HTTP://LOCALHOST:3000/"),
         ])
         .unwrap();
         assert_eq!(
@@ -522,6 +542,10 @@ mod tests {
                 },
                 event_retention: Duration::from_secs(2),
                 read_cache_mb: 0,
+                cors_origins: vec![
+                    WebOrigin::parse("https://shop.example").unwrap(),
+                    WebOrigin::parse("http://localhost:3000").unwrap(),
+                ],
             }
         );
     }

@@ -21,7 +21,9 @@ use sounding_domain::{
     ports::{Clock, Store},
     webhook::TargetPolicy,
 };
-use sounding_http_actix::{http_server, ApiState, HttpOptions, JwtCodec, RateLimits};
+use sounding_http_actix::{
+    http_server, ApiState, BrowserOrigins, HttpOptions, JwtCodec, RateLimits,
+};
 use sounding_webhooks::{ReqwestSender, SenderOptions, SystemHostResolver};
 use tokio::{sync::Notify, task::JoinHandle};
 use webhook_worker::WebhookWorker;
@@ -151,6 +153,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         },
         host_resolver: Arc::new(SystemHostResolver::default()),
         outbox_signal: outbox_signal.clone(),
+        browser_origins: BrowserOrigins::new(config.cors_origins.clone()),
     };
     let options = HttpOptions {
         workers: config.workers,

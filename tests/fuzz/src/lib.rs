@@ -187,6 +187,7 @@ async fn build_world() -> World {
         webhook_policy: Default::default(),
         host_resolver: Arc::new(NoNames),
         outbox_signal: Default::default(),
+        browser_origins: Default::default(),
     };
     let service: AppService = actix_service::boxed::service(
         test::init_service(application(state.clone()))

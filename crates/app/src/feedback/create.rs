@@ -76,12 +76,7 @@ pub async fn create_feedback(
     input: NewFeedbackInput,
 ) -> AppResult<FeedbackView> {
     caller.require(Need::Write)?;
-    let draft = FeedbackDraft::new(
-        input.title.as_deref(),
-        input.text.as_deref(),
-        input.kind.as_deref(),
-        input.meta.as_ref(),
-    )?;
+    let draft = draft(&input.title, &input.text, &input.kind, &input.meta)?;
     let status = parse_given(input.status.as_deref(), FeedbackStatus::parse)?
         .unwrap_or(FeedbackStatus::InReview);
     let priority =
@@ -139,12 +134,7 @@ pub async fn create_public_feedback(
     session: &SubscriberSession,
     input: PublicFeedbackInput,
 ) -> AppResult<FeedbackView> {
-    let draft = FeedbackDraft::new(
-        input.title.as_deref(),
-        input.text.as_deref(),
-        input.kind.as_deref(),
-        input.meta.as_ref(),
-    )?;
+    let draft = draft(&input.title, &input.text, &input.kind, &input.meta)?;
     let caller = Caller::Subscriber(session.clone());
     let board = match input.board_id.as_deref() {
         Some(raw) => Some(board_open_to(store, &caller, raw).await?),
@@ -219,4 +209,19 @@ fn new_view(
         comment_count: 0,
         tags,
     }
+}
+
+/// The content both creations share, validated.
+fn draft(
+    title: &Option<String>,
+    text: &Option<String>,
+    kind: &Option<String>,
+    meta: &Option<Value>,
+) -> AppResult<FeedbackDraft> {
+    Ok(FeedbackDraft::new(
+        title.as_deref(),
+        text.as_deref(),
+        kind.as_deref(),
+        meta.as_ref(),
+    )?)
 }

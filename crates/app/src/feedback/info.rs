@@ -74,7 +74,7 @@ pub async fn public_feedback_info(
                 .await?
                 .contains(&session.subscriber.id),
         ),
-        Caller::Team(_) => None,
+        Caller::Team(_) | Caller::Visitor(_) => None,
     };
     Ok((view, following))
 }

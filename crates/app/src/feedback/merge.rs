@@ -135,7 +135,7 @@ mod tests {
 
     use super::*;
     use crate::feedback::{
-        archive_feedback, create_feedback,
+        create_feedback, moderate_feedback,
         tests::{world, Fixed, World},
         NewFeedbackInput,
     };
@@ -161,9 +161,16 @@ mod tests {
         let a = item(&store, &owner, "A").await;
         let b = item(&store, &owner, "B").await;
         let c = item(&store, &owner, "C").await;
-        archive_feedback(&store, &Fixed, &owner, Some(&c.feedback.id.to_string()))
-            .await
-            .unwrap();
+        let c_id = c.feedback.id.to_string();
+        moderate_feedback(
+            &store,
+            &Fixed,
+            &owner,
+            Some(&c_id),
+            sounding_domain::feedback::Moderation::Archive,
+        )
+        .await
+        .unwrap();
         let events = store.events(owner.team_id).await.unwrap().len();
 
         let member = KeyHolder {

@@ -16,7 +16,7 @@ pub use follow::follow_feedback;
 pub use info::{feedback_info, public_feedback_info, FeedbackLookup};
 pub use list::{list_feedback, list_public_feedback, FeedbackListInput};
 pub use merge::{count_feedback, merge_feedback, MergeInput, Merged};
-pub use moderate::{archive_feedback, publish_feedback, restore_feedback};
+pub use moderate::moderate_feedback;
 pub use update::{update_feedback, update_public_feedback, FeedbackChanges};
 
 use sounding_domain::{

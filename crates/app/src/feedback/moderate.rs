@@ -12,8 +12,10 @@ use sounding_domain::{
 use super::feedback_event;
 use crate::error::AppResult;
 
-/// Takes the moderation `step` on the item; the item after it, changed or not.
-async fn moderate(
+/// `feedbacks.publish`, `.archive` or `.restore {id}`, as `step` says: the item after the
+/// step, changed or not (archiving keeps an earlier archive time; a restored item is back in
+/// lists). Any key but a read-only one (403); 404 when the team has no such item.
+pub async fn moderate_feedback(
     store: &(impl FeedbackStore + ?Sized),
     clock: &dyn Clock,
     caller: &KeyHolder,
@@ -44,36 +46,4 @@ async fn moderate(
         )
         .await?;
     Ok(edited.into_result(Entity::Feedback)?)
-}
-
-/// Makes an item awaiting moderation public.
-pub async fn publish_feedback(
-    store: &dyn FeedbackStore,
-    clock: &dyn Clock,
-    caller: &KeyHolder,
-    id: Option<&str>,
-) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, Moderation::Publish).await
-}
-
-/// `feedbacks.archive {id}`: the item, archived (an earlier archive time is kept) and left out
-/// of lists. Any key but a read-only one (403); 404 when the team has no such item.
-pub async fn archive_feedback(
-    store: &dyn FeedbackStore,
-    clock: &dyn Clock,
-    caller: &KeyHolder,
-    id: Option<&str>,
-) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, Moderation::Archive).await
-}
-
-/// `feedbacks.restore {id}`: the item, back from the archive. Any key but a read-only one
-/// (403); 404 when the team has no such item.
-pub async fn restore_feedback(
-    store: &dyn FeedbackStore,
-    clock: &dyn Clock,
-    caller: &KeyHolder,
-    id: Option<&str>,
-) -> AppResult<FeedbackView> {
-    moderate(store, clock, caller, id, Moderation::Restore).await
 }

@@ -115,9 +115,15 @@ async fn team_moderation_holds_public_feedback_until_published() {
     let hidden = public_feedback_info(&w.store, &Caller::Team(w.owner.clone()), lookup()).await;
     assert_eq!(hidden.unwrap_err(), AppError::not_found(Entity::Feedback));
 
-    publish_feedback(&w.store, &Fixed, &w.owner, Some(&id))
-        .await
-        .unwrap();
+    moderate_feedback(
+        &w.store,
+        &Fixed,
+        &w.owner,
+        Some(&id),
+        sounding_domain::feedback::Moderation::Publish,
+    )
+    .await
+    .unwrap();
     let (shown, following) = public_feedback_info(&w.store, &Caller::Subscriber(jane), lookup())
         .await
         .unwrap();

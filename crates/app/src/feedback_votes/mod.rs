@@ -137,7 +137,9 @@ impl<S: FeedbackStore + ?Sized> VoteTarget<S> for FeedbackId {
     /// The team reads all its items, unpublished and archived too.
     async fn ensure_votable(self, store: &S, caller: &Caller) -> AppResult<()> {
         match caller {
-            Caller::Subscriber(_) => ensure_feedback_readable(store, caller, self).await,
+            Caller::Subscriber(_) | Caller::Visitor(_) => {
+                ensure_feedback_readable(store, caller, self).await
+            }
             Caller::Team(_) => store
                 .feedback_reach(caller.team_id(), self)
                 .await?
@@ -177,7 +179,7 @@ impl<S: FeedbackStore + ?Sized> VoteTarget<S> for FeedbackId {
             // Most votes are on public items, which the store checks in the vote's transaction.
             // One it says is not public (it tells who may read it) takes the caller's check, and
             // lands only if the caller may read it.
-            Caller::Subscriber(_) => {
+            Caller::Subscriber(_) | Caller::Visitor(_) => {
                 match store
                     .cast_vote(caller.team_id(), &vote, VoteAccess::Public, &events)
                     .await?

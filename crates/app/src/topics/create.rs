@@ -103,6 +103,7 @@ pub async fn create_topic(
     let author = match caller {
         Caller::Subscriber(session) => Author::Session(session.subscriber.clone()),
         Caller::Team(_) => anonymous_author(&input)?,
+        Caller::Visitor(_) => return Err(Literal::BadRequest.into()),
     };
     let roadmap = team_roadmap(store, team.id, "roadmapId", input.roadmap_id.as_deref()).await?;
     let stage_id = StageId::parse_required("stageId", input.stage_id.as_deref())?;

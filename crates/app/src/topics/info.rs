@@ -45,7 +45,7 @@ pub async fn topic_info(
     }
     let viewer = match caller {
         Caller::Subscriber(session) => format!("subscriber:{}", session.subscriber.id),
-        Caller::Team(_) => format!("address:{viewer}"),
+        Caller::Team(_) | Caller::Visitor(_) => format!("address:{viewer}"),
     };
     let visit = TopicVisit {
         topic: view.topic.id,

@@ -90,7 +90,9 @@ impl<S: TopicStore + ?Sized> VoteTarget<S> for TopicId {
     /// A subscriber votes on what public operations show them.
     async fn ensure_votable(self, store: &S, caller: &Caller) -> AppResult<()> {
         match caller {
-            Caller::Subscriber(_) => visible_topic(store, caller, self).await.map(|_| ()),
+            Caller::Subscriber(_) | Caller::Visitor(_) => {
+                visible_topic(store, caller, self).await.map(|_| ())
+            }
             Caller::Team(_) => store
                 .topic(caller.team_id(), self)
                 .await?

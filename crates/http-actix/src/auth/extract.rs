@@ -46,7 +46,7 @@ impl FromRequest for TeamCaller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         ready(caller(req).and_then(|c| match c {
             Caller::Team(holder) => Ok(TeamCaller(holder)),
-            Caller::Subscriber(_) => Err(ApiError::authentication_required()),
+            Caller::Subscriber(_) | Caller::Visitor(_) => Err(ApiError::authentication_required()),
         }))
     }
 }
@@ -58,7 +58,7 @@ impl FromRequest for SubscriberCaller {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         ready(caller(req).and_then(|c| match c {
             Caller::Subscriber(session) => Ok(SubscriberCaller(session)),
-            Caller::Team(_) => Err(ApiError::authentication_required()),
+            Caller::Team(_) | Caller::Visitor(_) => Err(ApiError::authentication_required()),
         }))
     }
 }

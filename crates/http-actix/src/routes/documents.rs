@@ -213,7 +213,7 @@ pub async fn public_list(
     let page = documents::list_public_documents(&*state.store, &caller.0, params.into()).await?;
     let render = match caller.0 {
         Caller::Subscriber(_) => DocumentDto::with_mine,
-        Caller::Team(_) => DocumentDto::of,
+        Caller::Team(_) | Caller::Visitor(_) => DocumentDto::of,
     };
     Ok(HttpResponse::Ok().json(DocumentListResponse::new(&page, render)))
 }

@@ -3,6 +3,7 @@
 
 use actix_web::HttpResponse;
 use sounding_app::{feedback, wire::FeedbackJson};
+use sounding_domain::feedback::Moderation;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
@@ -126,8 +127,14 @@ pub async fn info(
 pub async fn publish(
     Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let view =
-        feedback::publish_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
+    let view = feedback::moderate_feedback(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.id(),
+        Moderation::Publish,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(FeedbackResponse::new(&view)))
 }
 
@@ -147,8 +154,14 @@ pub async fn publish(
 pub async fn archive(
     Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let view =
-        feedback::archive_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
+    let view = feedback::moderate_feedback(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.id(),
+        Moderation::Archive,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(FeedbackResponse::new(&view)))
 }
 
@@ -168,8 +181,14 @@ pub async fn archive(
 pub async fn restore(
     Call(state, caller, params): Call<TeamCaller, FeedbackIdParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let view =
-        feedback::restore_feedback(&*state.store, &*state.clock, &caller.0, params.id()).await?;
+    let view = feedback::moderate_feedback(
+        &*state.store,
+        &*state.clock,
+        &caller.0,
+        params.id(),
+        Moderation::Restore,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(FeedbackResponse::new(&view)))
 }
 

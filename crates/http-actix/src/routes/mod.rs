@@ -28,7 +28,7 @@ pub mod users;
 
 use actix_web::{middleware::from_fn, web, FromRequest, Handler, Responder};
 
-use crate::{auth::middleware::resolve_caller, openapi, rate_limit};
+use crate::{auth::middleware::resolve_caller, cors, openapi, rate_limit};
 
 /// Every operation of the API: its name (the path after the prefix) and what serves it.
 fn operations(cfg: &mut web::ServiceConfig) {
@@ -187,7 +187,9 @@ fn api_scope(cfg: &mut web::ServiceConfig, prefix: &str) {
             .default_service(web::to(fallback::unknown_operation))
             // The last wrap runs first: authenticate, then count against the caller's bucket.
             .wrap(from_fn(rate_limit::enforce))
-            .wrap(from_fn(resolve_caller)),
+            .wrap(from_fn(resolve_caller))
+            // Outermost: a preflight is answered before authentication and the rate limit.
+            .wrap(from_fn(cors::grant_public_operations)),
     );
 }
 
