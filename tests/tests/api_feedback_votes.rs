@@ -26,7 +26,62 @@ engine_tests!(
     the_team_votes_on_any_of_its_items_and_on_no_other_teams,
     on_behalf_votes_check_their_input_and_change_nothing,
     concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote,
+    the_public_list_marks_the_subscribers_own_votes,
 );
+
+/// The widget shows which items its user voted on from the list alone (issue 22).
+async fn the_public_list_marks_the_subscribers_own_votes(app: TestApp) {
+    let a = app.feedback(json!({"title": "A"})).await;
+    let b = app.feedback(json!({"title": "B"})).await;
+    let (_, ann) = app.identify("ann@example.com").await;
+    let (_, ben) = app.identify("ben@example.com").await;
+    vote(&app, &ann, &a).await.ok();
+    vote(&app, &ben, &b).await.ok();
+
+    let marks = |reply: Reply| -> Vec<(String, Option<bool>)> {
+        let mut marks: Vec<_> = reply.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["title"].as_str().unwrap().to_owned(),
+                    f["hasVoted"].as_bool(),
+                )
+            })
+            .collect();
+        marks.sort();
+        marks
+    };
+    let list = |token: String| {
+        let app = &app;
+        async move {
+            app.call("public/feedbacks.list", Some(&token), json!({}))
+                .await
+        }
+    };
+    assert_eq!(
+        marks(list(ann.clone()).await),
+        [("A".into(), Some(true)), ("B".into(), Some(false))]
+    );
+    assert_eq!(
+        marks(list(ben).await),
+        [("A".into(), Some(false)), ("B".into(), Some(true))]
+    );
+    // Under the team's key nobody's votes are the caller's: no marks at all.
+    let keyed = list(app.key.clone()).await;
+    assert!(keyed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f.get("hasVoted").is_none()));
+    // A retracted vote is no longer marked.
+    on_vote(&app, "delete", &ann, &a).await.ok();
+    assert_eq!(
+        marks(list(ann).await),
+        [("A".into(), Some(false)), ("B".into(), Some(false))]
+    );
+}
 
 /// `public/feedback-votes.<action>` on item `f` as the subscriber of `token`.
 async fn on_vote(app: &TestApp, action: &str, token: &str, f: &Value) -> Reply {

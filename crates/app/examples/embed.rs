@@ -115,7 +115,8 @@ async fn main() -> anyhow::Result<()> {
             ..FeedbackListInput::default()
         },
     )
-    .await?;
+    .await?
+    .items;
     println!("Top ideas on board Ideas ({} in all):", top.total);
     for view in &top.items {
         let author = view.creator.as_ref().map_or("?", |c| c.name.as_str());

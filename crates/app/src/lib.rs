@@ -61,6 +61,7 @@ pub mod error;
 pub mod feedback;
 pub mod feedback_comments;
 pub mod feedback_votes;
+pub mod portal;
 pub mod roadmaps;
 pub mod subscribers;
 pub mod tags;

@@ -176,6 +176,9 @@ pub struct FeedbackJson {
     /// Only in `public/feedbacks.info` under a subscriber token: whether the caller follows it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub is_subscribed: Option<bool>,
+    /// Only in `public/feedbacks.list` under a subscriber token: whether the caller voted on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub has_voted: Option<bool>,
 }
 
 from_ref_by_clone!(FeedbackView => FeedbackJson);
@@ -210,6 +213,7 @@ impl From<FeedbackView> for FeedbackJson {
             last_modified_by_id: f.last_modified_by_id,
             last_modified_by: view.last_modified_by.map(SubscriberSummary::from),
             is_subscribed: None,
+            has_voted: None,
         }
     }
 }

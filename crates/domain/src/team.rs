@@ -20,6 +20,9 @@ pub struct Team {
     pub allow_anonymous_feedback: bool,
     /// Holds new public feedback (and topics in moderated stages) until the team publishes it.
     pub public_board_moderation: bool,
+    /// `portalSignInUrl`: where the public portal sends visitors to sign in on the team's own
+    /// site ([`parse_sign_in_url`]); no sign-in link when `None`.
+    pub portal_sign_in_url: Option<String>,
     /// When the team was created.
     pub created_at: Timestamp,
     /// The last change of its name or settings.
@@ -35,6 +38,7 @@ impl Team {
             subdomain: parse_subdomain(subdomain)?,
             allow_anonymous_feedback: false,
             public_board_moderation: false,
+            portal_sign_in_url: None,
             created_at: now,
             updated_at: now,
         })
@@ -52,6 +56,9 @@ impl Team {
         if let Some(v) = patch.public_board_moderation {
             self.public_board_moderation = v;
         }
+        if let Some(url) = patch.portal_sign_in_url {
+            self.portal_sign_in_url = url;
+        }
         if *self != before {
             self.updated_at = now;
         }
@@ -67,20 +74,69 @@ pub struct TeamPatch {
     pub allow_anonymous_feedback: Option<bool>,
     /// Turns moderation of new public feedback on or off.
     pub public_board_moderation: Option<bool>,
+    /// A new sign-in link for the portal; `Some(None)` removes it.
+    pub portal_sign_in_url: Option<Option<String>>,
 }
 
 impl TeamPatch {
-    /// Validates `teams.update`: a name, when given, may not be blank.
+    /// Validates `teams.update`: a name, when given, may not be blank; a sign-in URL, when
+    /// given, is [`parse_sign_in_url`]'s (`null` or blank removes it).
     pub fn new(
         name: Option<&str>,
         allow_anonymous_feedback: Option<bool>,
         public_board_moderation: Option<bool>,
+        portal_sign_in_url: Option<Option<&str>>,
     ) -> DomainResult<Self> {
         Ok(Self {
             name: text::required_if_given("name", name, text::NAME_MAX)?,
             allow_anonymous_feedback,
             public_board_moderation,
+            portal_sign_in_url: portal_sign_in_url
+                .map(|url| url.map(parse_sign_in_url).transpose())
+                .transpose()?
+                .map(Option::flatten),
         })
+    }
+}
+
+/// The longest sign-in URL a team may set.
+pub const SIGN_IN_URL_MAX: usize = 2048;
+
+/// A portal sign-in link: an absolute `https` (or `http`) URL without credentials, at most
+/// [`SIGN_IN_URL_MAX`] characters; blank means none. Anything else could turn the link into
+/// script (`javascript:`) or send visitors somewhere unexpected.
+///
+/// ```
+/// use sounding_domain::team::parse_sign_in_url;
+///
+/// assert_eq!(
+///     parse_sign_in_url(" https://acme.example/login?next=feedback ").unwrap().as_deref(),
+///     Some("https://acme.example/login?next=feedback")
+/// );
+/// assert_eq!(parse_sign_in_url("  ").unwrap(), None);
+/// assert!(parse_sign_in_url("javascript:alert(1)").is_err());
+/// assert!(parse_sign_in_url("/login").is_err());
+/// ```
+pub fn parse_sign_in_url(raw: &str) -> DomainResult<Option<String>> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let refused = || DomainError::invalid("portalSignInUrl must be an absolute http or https URL");
+    if raw.chars().count() > SIGN_IN_URL_MAX {
+        return Err(DomainError::invalid(format!(
+            "portalSignInUrl must be at most {SIGN_IN_URL_MAX} characters"
+        )));
+    }
+    let url = url::Url::parse(raw).map_err(|_| refused())?;
+    let fine = matches!(url.scheme(), "http" | "https")
+        && url.host().is_some()
+        && url.username().is_empty()
+        && url.password().is_none();
+    if fine {
+        Ok(Some(url.to_string()))
+    } else {
+        Err(refused())
     }
 }
 

@@ -17,6 +17,7 @@ mod openapi;
 mod openapi_rules;
 mod openapi_webhooks;
 mod params;
+mod portal;
 mod rate_limit;
 mod routes;
 mod server;

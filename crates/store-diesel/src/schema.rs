@@ -11,6 +11,7 @@ diesel::table! {
         public_board_moderation -> Bool,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        portal_sign_in_url -> Nullable<Text>,
     }
 }
 

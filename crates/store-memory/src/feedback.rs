@@ -387,6 +387,23 @@ impl FeedbackStore for MemoryStore {
         }))
     }
 
+    async fn voted_among(
+        &self,
+        team: TeamId,
+        subscriber: SubscriberId,
+        items: &[FeedbackId],
+    ) -> StoreResult<Vec<FeedbackId>> {
+        let s = self.state();
+        Ok(items
+            .iter()
+            .copied()
+            .filter(|id| {
+                s.row(team, *id)
+                    .is_some_and(|row| row.votes.of(subscriber).is_some())
+            })
+            .collect())
+    }
+
     async fn insert_comment(
         &self,
         comment: &FeedbackComment,

@@ -82,12 +82,30 @@ pub async fn team_settings_are_updated_in_place(store: Arc<dyn Store>) {
     let acme = stored_team(&*store, "acme").await;
     let mut team = acme.team.clone();
     team.apply(
-        TeamPatch::new(Some("Acme Inc"), Some(true), Some(true)).unwrap(),
+        TeamPatch::new(
+            Some("Acme Inc"),
+            Some(true),
+            Some(true),
+            Some(Some("https://acme.example/login")),
+        )
+        .unwrap(),
         at("2026-03-05T00:00:00.001Z"),
     );
     store.save_team(&team).await.unwrap();
     assert_eq!(store.team(team.id).await.unwrap(), Some(team.clone()));
-    assert_eq!(store.team_by_subdomain("acme").await.unwrap(), Some(team));
+    assert_eq!(
+        store.team_by_subdomain("acme").await.unwrap(),
+        Some(team.clone())
+    );
+
+    // A setting removed is stored as removed, not left as it was.
+    team.apply(
+        TeamPatch::new(None, None, None, Some(None)).unwrap(),
+        at("2026-03-05T00:00:01Z"),
+    );
+    assert_eq!(team.portal_sign_in_url, None);
+    store.save_team(&team).await.unwrap();
+    assert_eq!(store.team(team.id).await.unwrap(), Some(team));
 
     // Updating a team that does not exist creates nothing.
     let ghost = team_fixture("ghost", t0()).team;

@@ -11,7 +11,7 @@ use sounding_domain::{
     },
     page::{PageRequest, Paged},
     ports::{Clock, FeedbackStore},
-    BoardId, TagId,
+    BoardId, FeedbackId, TagId,
 };
 
 use crate::error::AppResult;
@@ -91,14 +91,37 @@ pub async fn list_feedback(
     Ok(store.list_feedback(caller.team_id, &query).await?)
 }
 
+/// A page of `public/feedbacks.list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublicFeedbackPage {
+    /// The page of items.
+    pub items: Paged<FeedbackView>,
+    /// Under a subscriber token, which of the page's items the subscriber voted on; `None`
+    /// for other callers.
+    pub voted: Option<Vec<FeedbackId>>,
+}
+
 /// `public/feedbacks.list`: a page of the caller's team's published, unarchived items on
-/// public boards or none. Any authenticated caller; `archived` is not read.
+/// public boards or none, and under a subscriber token which of them they voted on. Any
+/// caller; `archived` is not read.
 pub async fn list_public_feedback(
     store: &dyn FeedbackStore,
     clock: &dyn Clock,
     caller: &Caller,
     input: FeedbackListInput,
-) -> AppResult<Paged<FeedbackView>> {
+) -> AppResult<PublicFeedbackPage> {
     let query = query(&input, FeedbackScope::Public, clock)?;
-    Ok(store.list_feedback(caller.team_id(), &query).await?)
+    let items = store.list_feedback(caller.team_id(), &query).await?;
+    let voted = match caller.subscriber_id() {
+        Some(subscriber) => {
+            let ids: Vec<FeedbackId> = items.items.iter().map(|v| v.feedback.id).collect();
+            Some(
+                store
+                    .voted_among(caller.team_id(), subscriber, &ids)
+                    .await?,
+            )
+        }
+        None => None,
+    };
+    Ok(PublicFeedbackPage { items, voted })
 }

@@ -19,6 +19,9 @@ pub struct UpdateTeam {
     /// `publicBoardModeration`: whether new public feedback (and public topics on moderated
     /// stages) starts unpublished.
     pub public_board_moderation: Option<bool>,
+    /// `portalSignInUrl`: the public portal's sign-in link; `Some(None)` (JSON `null`)
+    /// removes it.
+    pub portal_sign_in_url: Option<Option<String>>,
 }
 
 /// `teams.update`: the team after the change. Owners and admins only (403).
@@ -33,6 +36,7 @@ pub async fn update_team(
         input.name.as_deref(),
         input.allow_anonymous_feedback,
         input.public_board_moderation,
+        input.portal_sign_in_url.as_ref().map(|url| url.as_deref()),
     )?;
     let now = clock.now();
     let edited = teams

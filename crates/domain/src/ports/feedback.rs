@@ -94,6 +94,15 @@ pub trait FeedbackStore: Send + Sync {
         subscriber: Option<SubscriberId>,
     ) -> StoreResult<Option<VoteState>>;
 
+    /// Which of `items` the subscriber voted on (a page's "has voted" marks), in no order: one
+    /// statement whatever the number of items.
+    async fn voted_among(
+        &self,
+        team: TeamId,
+        subscriber: SubscriberId,
+        items: &[FeedbackId],
+    ) -> StoreResult<Vec<FeedbackId>>;
+
     /// Inserts the comment and makes its author a follower. `false` (nothing written) when
     /// the item is gone.
     async fn insert_comment(

@@ -6,6 +6,7 @@ use serde_json::Value;
 use sounding_app::{
     feedback::{
         FeedbackChanges, FeedbackListInput, FeedbackLookup, NewFeedbackInput, PublicFeedbackInput,
+        PublicFeedbackPage,
     },
     feedback_comments::{CommentChanges, CommentListInput, PublicCommentInput, TeamCommentInput},
     subscribers::OnBehalfInput,
@@ -64,6 +65,19 @@ impl From<Paged<FeedbackView>> for FeedbackListResponse {
                 offset: page.page.offset,
             },
         }
+    }
+}
+
+impl From<PublicFeedbackPage> for FeedbackListResponse {
+    /// Each item says `hasVoted` when the page knows the caller's votes.
+    fn from(page: PublicFeedbackPage) -> Self {
+        let mut response = Self::from(page.items);
+        if let Some(voted) = page.voted {
+            for item in &mut response.data {
+                item.has_voted = Some(voted.contains(&item.id));
+            }
+        }
+        response
     }
 }
 

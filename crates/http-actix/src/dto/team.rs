@@ -20,6 +20,10 @@ pub struct TeamDto {
     pub allow_anonymous_feedback: bool,
     /// Holds new public feedback until the team publishes it.
     pub public_board_moderation: bool,
+    /// Where the public portal (`/p/<subdomain>`) sends visitors to sign in; `null` when not
+    /// set.
+    #[schema(example = "https://acme.example/login")]
+    pub portal_sign_in_url: Option<String>,
 }
 
 impl From<&Team> for TeamDto {
@@ -31,6 +35,7 @@ impl From<&Team> for TeamDto {
             created_at: team.created_at,
             allow_anonymous_feedback: team.allow_anonymous_feedback,
             public_board_moderation: team.public_board_moderation,
+            portal_sign_in_url: team.portal_sign_in_url.clone(),
         }
     }
 }
@@ -57,6 +62,10 @@ pub struct UpdateTeamParams {
     pub allow_anonymous_feedback: Option<bool>,
     #[serde(default, deserialize_with = "lenient::opt_bool")]
     pub public_board_moderation: Option<bool>,
+    /// An absolute http(s) URL for the portal's "Sign in" link; `null` or `""` removes it.
+    #[serde(default, deserialize_with = "lenient::nullable")]
+    #[schema(value_type = Option<String>, max_length = 2048, example = "https://acme.example/login")]
+    pub portal_sign_in_url: Option<Option<String>>,
 }
 
 impl From<UpdateTeamParams> for UpdateTeam {
@@ -65,6 +74,7 @@ impl From<UpdateTeamParams> for UpdateTeam {
             name: p.name,
             allow_anonymous_feedback: p.allow_anonymous_feedback,
             public_board_moderation: p.public_board_moderation,
+            portal_sign_in_url: p.portal_sign_in_url,
         }
     }
 }

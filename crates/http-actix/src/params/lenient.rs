@@ -41,6 +41,18 @@ pub fn opt_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<boo
     }
 }
 
+/// A string that `null` clears: absent is `None` (with `#[serde(default)]`), `null`
+/// `Some(None)`, a string `Some(Some(..))`.
+pub fn nullable<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::Null => Ok(Some(None)),
+        Value::String(s) => Ok(Some(Some(s))),
+        _ => Err(D::Error::custom("must be a string or null")),
+    }
+}
+
 /// An optional list of strings: `["a", "b"]`, `"a"`, or `"a,b"` (as a query string gives it).
 pub fn opt_string_list<'de, D: Deserializer<'de>>(
     deserializer: D,

@@ -201,6 +201,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     for prefix in PREFIXES {
         api_scope(cfg, prefix);
     }
+    crate::portal::configure(cfg);
     cfg.service(
         web::resource("/healthz")
             .route(web::get().to(health::healthz))

@@ -27,6 +27,8 @@ use crate::{
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = teams)]
+// A removed sign-in URL is written as NULL, not skipped.
+#[diesel(treat_none_as_null = true)]
 struct TeamRow {
     id: String,
     name: String,
@@ -35,6 +37,7 @@ struct TeamRow {
     public_board_moderation: bool,
     created_at: PrimitiveDateTime,
     updated_at: PrimitiveDateTime,
+    portal_sign_in_url: Option<String>,
 }
 
 impl From<&Team> for TeamRow {
@@ -47,6 +50,7 @@ impl From<&Team> for TeamRow {
             public_board_moderation: t.public_board_moderation,
             created_at: to_db_time(t.created_at),
             updated_at: to_db_time(t.updated_at),
+            portal_sign_in_url: t.portal_sign_in_url.clone(),
         }
     }
 }
@@ -59,6 +63,7 @@ impl TeamRow {
             subdomain: self.subdomain,
             allow_anonymous_feedback: self.allow_anonymous_feedback,
             public_board_moderation: self.public_board_moderation,
+            portal_sign_in_url: self.portal_sign_in_url,
             created_at: from_db_time(self.created_at),
             updated_at: from_db_time(self.updated_at),
         })

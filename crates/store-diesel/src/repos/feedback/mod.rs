@@ -31,6 +31,7 @@ use self::view::Pick;
 use super::{
     lock::{lock_row, Lock},
     outbox::insert_events,
+    parse_id,
     subscribers::people_by_id,
     tags::known_tags,
     to_db_time,
@@ -39,6 +40,7 @@ use crate::{
     connection::{per_backend, DbConnection},
     edits::locked,
     error::{DbError, DbResult},
+    one_of::one_of,
     raw_sql::{add_to_count, KeptCount, RawSql},
     schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
     tx::{self, write_tx},
@@ -416,6 +418,31 @@ impl FeedbackStore for DieselStore {
                 None => None,
             };
             Ok(Some(VoteState { count, vote }))
+        })
+        .await
+    }
+
+    async fn voted_among(
+        &self,
+        _team: TeamId,
+        subscriber: SubscriberId,
+        items: &[FeedbackId],
+    ) -> StoreResult<Vec<FeedbackId>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The items were read in the team; a subscriber votes only in their own team.
+        let subscriber = subscriber.to_string();
+        let ids: Vec<String> = items.iter().map(ToString::to_string).collect();
+        self.run_read(move |conn| {
+            feedback_votes::table
+                .filter(feedback_votes::subscriber_id.eq(&subscriber))
+                .filter(one_of(feedback_votes::feedback_id, &ids))
+                .select(feedback_votes::feedback_id)
+                .load::<String>(conn)?
+                .iter()
+                .map(|id| parse_id("feedback_votes.feedback_id", id))
+                .collect()
         })
         .await
     }

@@ -1,0 +1,1 @@
+ALTER TABLE teams DROP COLUMN portal_sign_in_url;
