@@ -149,3 +149,33 @@ async fn team_operations_and_unlisted_origins_get_no_grant() {
     assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(header(&response, "access-control-allow-origin"), None);
 }
+
+/// The widget is one public script any site may load: small, typed, and cacheable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_widget_script_is_served_to_any_site() {
+    let app = TestApp::spawn(Engine::Sqlite).await.expect("SQLite");
+    let response = app
+        .client
+        .get(format!("{}/widget.js", app.base))
+        .header("origin", "https://anywhere.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        header(&response, "content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(header(&response, "x-content-type-options"), Some("nosniff"));
+    assert_eq!(header(&response, "access-control-allow-origin"), Some("*"));
+    let script = response.text().await.unwrap();
+    assert!(script.len() < 40 * 1024, "{} bytes", script.len());
+    assert!(script.contains("window.Sounding = { init: init"));
+    let post = app
+        .client
+        .post(format!("{}/widget.js", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+}

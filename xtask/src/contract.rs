@@ -85,7 +85,7 @@ pub fn run_with(interrupted: &AtomicBool) -> Result<u8> {
         fs::remove_dir_all(&work).with_context(|| format!("cannot clear {}", work.display()))?;
     }
     fs::create_dir_all(&work)?;
-    let server = Server::start(&binary, &work.join("sounding.db"))?;
+    let server = Server::start(&binary, &work.join("sounding.db"), &[])?;
     let seeded = seed(&server.base_url, &server.owner_key).context("seeding the team failed")?;
     let hooks = work.join("hooks.py");
     fs::write(&hooks, HOOKS)?;
@@ -245,14 +245,15 @@ fn install_schemathesis() -> Result<PathBuf> {
 }
 
 /// `sounding serve` on a fresh SQLite file; killed when dropped, whatever happened.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    base_url: String,
-    owner_key: String,
+    pub(crate) base_url: String,
+    pub(crate) owner_key: String,
 }
 
 impl Server {
-    fn start(binary: &Path, database: &Path) -> Result<Server> {
+    /// Started with `env` added to (or overriding) the fuzzing settings.
+    pub(crate) fn start(binary: &Path, database: &Path, env: &[(&str, &str)]) -> Result<Server> {
         let mut child = Command::new(binary)
             .args(["serve", "--bind", "127.0.0.1:0"])
             .env(
@@ -267,6 +268,7 @@ impl Server {
             // The seeded webhook points at a closed local port.
             .env("SOUNDING_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("SOUNDING_WEBHOOK_TIMEOUT_MS", "500")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -2,6 +2,7 @@
 //! run the same on every machine and in CI. See `usage` for the tasks.
 
 mod bench;
+mod browser;
 mod ci;
 mod clients;
 mod contract;
@@ -18,7 +19,7 @@ usage: cargo xtask <task>
 
 tasks:
   test [ARGS...]       build, start a throwaway PostgreSQL, run `cargo test --workspace [ARGS...]`,
-                       then `contract`
+                       then `contract` and `browser`
                        (e.g. `cargo xtask test -- --nocapture`)
   check-deps           fail if sounding-domain or sounding-app depend on actix, diesel,
                        reqwest or tokio
@@ -27,6 +28,9 @@ tasks:
                        (openapi-python-client) from docs/openapi.json; fail unless the first
                        compiles with `tsc --strict` and the second comes without warnings and
                        whole (needs node, npm and python3-venv)
+  browser [--docs]     the widget (embedded in a page of another origin) and the public portal in
+                       Chromium with Playwright; screenshots in target/browser/, and with
+                       --docs in docs/ (needs chromium, node and npm)
   contract             fuzz the release binary with schemathesis against docs/openapi.json
                        (team key and subscriber token; needs python3-venv)
   bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...] [--no-docs]
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
         Some("contract") => contract::run(),
         Some("ci") => ci::run(),
         Some("bench") => bench::run(rest),
+        Some("browser") => browser::run(rest),
         None | Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(0)

@@ -15,7 +15,7 @@ use std::{
 use anyhow::{bail, Context as _, Result};
 
 use crate::{
-    contract,
+    browser, contract,
     pg::{self, Cluster},
     util,
 };
@@ -95,6 +95,10 @@ pub fn run(args: &[String]) -> Result<u8> {
     // Contract fuzzing only after the tests pass: a failing test explains more than a fuzz case.
     let code = match code {
         Ok(0) if !interrupted.load(Ordering::SeqCst) => contract::run_with(&interrupted),
+        other => other,
+    };
+    let code = match code {
+        Ok(0) if !interrupted.load(Ordering::SeqCst) => browser::run_with(&interrupted, false),
         other => other,
     };
     if skipped {

@@ -8,6 +8,7 @@
 
 #[cfg(test)]
 mod app_tests;
+mod assets;
 mod auth;
 mod call;
 mod cors;

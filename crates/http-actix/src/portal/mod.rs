@@ -23,15 +23,10 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img
      script-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; \
      frame-ancestors 'none'";
 
-/// The portal's routes and its stylesheet. Pages are rate limited per client address, as the
-/// API is for callers without a credential.
+/// The portal's routes (its stylesheet is one of `assets`). Pages are rate limited per client
+/// address, as the API is for callers without a credential.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/assets/portal.css")
-            .route(web::get().to(stylesheet))
-            .default_service(web::to(fallback::get_only)),
-    )
-    .service(
         web::scope("/p/{subdomain}")
             .service(page_resource("", front))
             .service(page_resource("/feedback/{id}", item))
@@ -118,14 +113,6 @@ async fn roadmap(
 
 async fn not_found() -> HttpResponse {
     respond(Err(ApiError::not_found()))
-}
-
-async fn stylesheet() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/css; charset=utf-8")
-        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .body(include_str!("../../assets/portal.css"))
 }
 
 /// Pages without parameters refuse any.

@@ -202,6 +202,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         api_scope(cfg, prefix);
     }
     crate::portal::configure(cfg);
+    crate::assets::configure(cfg);
     cfg.service(
         web::resource("/healthz")
             .route(web::get().to(health::healthz))
