@@ -119,6 +119,27 @@ async fn team_operations_and_unlisted_origins_get_no_grant() {
     assert_eq!(team_call.status(), StatusCode::OK);
     assert_eq!(header(&team_call, "access-control-allow-origin"), None);
 
+    // A public operation called with the team's key is not granted either, and the one that
+    // takes only a key (identify) is not even preflighted.
+    let keyed = app
+        .client
+        .post(format!("{}/v1/public/feedbacks.list", app.base))
+        .header("origin", SHOP)
+        .bearer_auth(&app.key)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(keyed.status(), StatusCode::OK);
+    assert_eq!(header(&keyed, "access-control-allow-origin"), None);
+    assert_eq!(header(&keyed, "vary"), Some("Origin"));
+    let identify = preflight(&app, "/v1/public/subscriber.identify", SHOP)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(identify.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(header(&identify, "access-control-allow-origin"), None);
+
     // An origin that is not listed, or one that only looks like a listed one.
     for origin in [
         "https://evil.example",

@@ -55,17 +55,23 @@ async fn ok_page(app: &TestApp, path: &str) -> String {
     page.html
 }
 
-fn id(v: &Value) -> &str {
-    v["id"].as_str().unwrap()
-}
-
-async fn the_front_page_lists_public_published_feedback_only(app: TestApp) {
+/// A public board "Ideas" and a private one, "Internal".
+async fn boards(app: &TestApp) -> (Value, Value) {
     let public = app
         .board(json!({"name": "Ideas", "meta": {"isPublic": true}}))
         .await;
     let private = app
         .board(json!({"name": "Internal", "meta": {"isPublic": false}}))
         .await;
+    (public, private)
+}
+
+fn id(v: &Value) -> &str {
+    v["id"].as_str().unwrap()
+}
+
+async fn the_front_page_lists_public_published_feedback_only(app: TestApp) {
+    let (public, private) = boards(&app).await;
     let shown = app
         .feedback(json!({"title": "Dark mode", "boardId": id(&public)}))
         .await;
@@ -132,12 +138,7 @@ async fn the_front_page_lists_public_published_feedback_only(app: TestApp) {
 async fn an_item_page_shows_its_public_comments_and_hides_what_a_visitor_may_not_read(
     app: TestApp,
 ) {
-    let public = app
-        .board(json!({"name": "Ideas", "meta": {"isPublic": true}}))
-        .await;
-    let private = app
-        .board(json!({"name": "Internal", "meta": {"isPublic": false}}))
-        .await;
+    let (public, private) = boards(&app).await;
     let item = app
         .feedback(
             json!({"title": "Dark mode", "text": "Easier on the eyes", "boardId": id(&public)}),
@@ -331,6 +332,8 @@ async fn unknown_teams_pages_and_parameters_are_refused(app: TestApp) {
         let page = page(&app, path).await;
         assert_eq!(page.status, 400, "{path}: {}", page.html);
     }
+    // What shared links pick up on the way is no reason to refuse them.
+    ok_page(&app, "/p/default?utm_source=newsletter&fbclid=abc&sort=top").await;
     let post = app
         .client
         .post(format!("{}/p/default", app.base))

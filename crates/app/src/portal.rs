@@ -40,18 +40,6 @@ pub struct Portal {
     pub visitor: Caller,
 }
 
-/// The team whose subdomain this is; not found for an unknown or malformed one.
-pub async fn open_portal(store: &dyn TeamStore, subdomain: &str) -> AppResult<Portal> {
-    let not_found = || AppError::not_found(Entity::Team);
-    let subdomain = parse_subdomain(subdomain).map_err(|_| not_found())?;
-    let team = store
-        .team_by_subdomain(&subdomain)
-        .await?
-        .ok_or_else(not_found)?;
-    let visitor = Caller::Visitor(team.id);
-    Ok(Portal { team, visitor })
-}
-
 /// How the front page's list is asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FrontRequest {
@@ -65,89 +53,117 @@ pub struct FrontRequest {
     pub page: Option<i64>,
 }
 
-/// The portal's front page: the team's public boards and a page of their published items.
-#[derive(Debug, Clone)]
-pub struct Front {
-    /// The team's public boards, by order.
-    pub boards: Vec<BoardView>,
-    /// The board asked for, when one was.
-    pub board: Option<BoardView>,
-    /// A page of published, unarchived items on public boards (or none).
-    pub items: Paged<FeedbackView>,
-}
+impl Portal {
+    /// The portal of the team whose subdomain this is; not found for an unknown or malformed
+    /// one.
+    pub async fn open(store: &dyn TeamStore, subdomain: &str) -> AppResult<Portal> {
+        let not_found = || AppError::not_found(Entity::Team);
+        let subdomain = parse_subdomain(subdomain).map_err(|_| not_found())?;
+        let team = store
+            .team_by_subdomain(&subdomain)
+            .await?
+            .ok_or_else(not_found)?;
+        let visitor = Caller::Visitor(team.id);
+        Ok(Portal { team, visitor })
+    }
 
-/// The front page. 400 for a sort, search or page it cannot take; not found for a board that
-/// is not one of the team's public boards.
-pub async fn portal_front(
-    store: &dyn Store,
-    clock: &dyn Clock,
-    portal: &Portal,
-    request: FrontRequest,
-) -> AppResult<Front> {
-    let sort_by = match request.sort.as_deref() {
-        None | Some("new") => "newest",
-        Some("top") => "top",
-        Some(other) => {
-            return Err(AppError::invalid(format!(
-                "sort must be top or new, got {other:?}"
-            )))
+    /// The front page. 400 for a sort, search or page it cannot take; not found for a board that
+    /// is not one of the team's public boards.
+    pub async fn front(
+        &self,
+        store: &dyn Store,
+        clock: &dyn Clock,
+        request: FrontRequest,
+    ) -> AppResult<Front> {
+        let sort_by = match request.sort.as_deref() {
+            None | Some("new") => "newest",
+            Some("top") => "top",
+            Some(other) => {
+                return Err(AppError::invalid(format!(
+                    "sort must be top or new, got {other:?}"
+                )))
+            }
+        };
+        let page = request.page.unwrap_or(1);
+        if !(1..=10_000).contains(&page) {
+            return Err(AppError::invalid("page must be from 1 to 10000"));
         }
-    };
-    let page = request.page.unwrap_or(1);
-    if !(1..=10_000).contains(&page) {
-        return Err(AppError::invalid("page must be from 1 to 10000"));
+        let boards = list_public_boards(store, &self.visitor).await?;
+        let board = match request.board.as_deref() {
+            None => None,
+            Some(id) => Some(
+                boards
+                    .iter()
+                    .find(|b| b.board.id.to_string() == id)
+                    .cloned()
+                    .ok_or_else(|| AppError::not_found(Entity::Board))?,
+            ),
+        };
+        let input = FeedbackListInput {
+            sort_by: Some(sort_by.into()),
+            board_id: board.as_ref().map(|b| b.board.id.to_string()),
+            search: request.search.filter(|s| !s.trim().is_empty()),
+            limit: Some(ITEMS_PER_PAGE),
+            offset: Some((page - 1) * ITEMS_PER_PAGE),
+            ..FeedbackListInput::default()
+        };
+        let items = list_public_feedback(store, clock, &self.visitor, input)
+            .await?
+            .items;
+        Ok(Front {
+            boards,
+            board,
+            items,
+        })
     }
-    let boards = list_public_boards(store, &portal.visitor).await?;
-    let board = match request.board.as_deref() {
-        None => None,
-        Some(id) => Some(
-            boards
-                .iter()
-                .find(|b| b.board.id.to_string() == id)
-                .cloned()
-                .ok_or_else(|| AppError::not_found(Entity::Board))?,
-        ),
-    };
-    let input = FeedbackListInput {
-        sort_by: Some(sort_by.into()),
-        board_id: board.as_ref().map(|b| b.board.id.to_string()),
-        search: request.search.filter(|s| !s.trim().is_empty()),
-        limit: Some(ITEMS_PER_PAGE),
-        offset: Some((page - 1) * ITEMS_PER_PAGE),
-        ..FeedbackListInput::default()
-    };
-    let items = list_public_feedback(store, clock, &portal.visitor, input)
-        .await?
-        .items;
-    Ok(Front {
-        boards,
-        board,
-        items,
-    })
-}
 
-/// An item's page: the item and its first public comments. Not found for anything a visitor
-/// may not read, and for archived items.
-pub async fn portal_item(
-    store: &dyn Store,
-    portal: &Portal,
-    id: &str,
-) -> AppResult<(FeedbackView, Paged<CommentView>)> {
-    let lookup = FeedbackLookup {
-        id: Some(id.to_owned()),
-        url_id: None,
-    };
-    let (view, _) = public_feedback_info(store, &portal.visitor, lookup).await?;
-    if view.feedback.archived_at.is_some() {
-        return Err(AppError::not_found(Entity::Feedback));
+    /// An item's page: the item and its first public comments. Not found for anything a visitor
+    /// may not read, and for archived items.
+    pub async fn item(
+        &self,
+        store: &dyn Store,
+        id: &str,
+    ) -> AppResult<(FeedbackView, Paged<CommentView>)> {
+        let lookup = FeedbackLookup {
+            id: Some(id.to_owned()),
+            url_id: None,
+        };
+        let (view, _) = public_feedback_info(store, &self.visitor, lookup).await?;
+        if view.feedback.archived_at.is_some() {
+            return Err(AppError::not_found(Entity::Feedback));
+        }
+        let comments = CommentListInput {
+            feedback_id: Some(id.to_owned()),
+            limit: Some(COMMENTS_SHOWN),
+            ..CommentListInput::default()
+        };
+        let comments = list_comments(store, &self.visitor, comments).await?;
+        Ok((view, comments))
     }
-    let comments = CommentListInput {
-        feedback_id: Some(id.to_owned()),
-        limit: Some(COMMENTS_SHOWN),
-        ..CommentListInput::default()
-    };
-    let comments = list_comments(store, &portal.visitor, comments).await?;
-    Ok((view, comments))
+
+    /// The team's roadmaps that are not private, oldest first.
+    pub async fn roadmaps(&self, store: &dyn Store) -> AppResult<Vec<PublicRoadmap>> {
+        let visitor = &self.visitor;
+        let mut shown = Vec::new();
+        for roadmap in store.roadmaps(self.team.id).await? {
+            if roadmap.is_private {
+                continue;
+            }
+            let id = roadmap.id.to_string();
+            let mut stages = Vec::new();
+            for stage in list_stages(store, visitor, Some(&id), false).await? {
+                let input = StageInfoInput {
+                    stage_id: Some(stage.stage.id.to_string()),
+                    limit: Some(TOPICS_PER_STAGE),
+                    sort: Some("voteCount".into()),
+                    ..StageInfoInput::default()
+                };
+                stages.push(stage_info(store, visitor, input).await?);
+            }
+            shown.push(PublicRoadmap { roadmap, stages });
+        }
+        Ok(shown)
+    }
 }
 
 /// A public roadmap with its public stages, each with its most voted published topics.
@@ -159,26 +175,13 @@ pub struct PublicRoadmap {
     pub stages: Vec<(StageView, Paged<TopicView>)>,
 }
 
-/// The team's roadmaps that are not private, oldest first.
-pub async fn portal_roadmaps(store: &dyn Store, portal: &Portal) -> AppResult<Vec<PublicRoadmap>> {
-    let visitor = &portal.visitor;
-    let mut shown = Vec::new();
-    for roadmap in store.roadmaps(portal.team.id).await? {
-        if roadmap.is_private {
-            continue;
-        }
-        let id = roadmap.id.to_string();
-        let mut stages = Vec::new();
-        for stage in list_stages(store, visitor, Some(&id), false).await? {
-            let input = StageInfoInput {
-                stage_id: Some(stage.stage.id.to_string()),
-                limit: Some(TOPICS_PER_STAGE),
-                sort: Some("voteCount".into()),
-                ..StageInfoInput::default()
-            };
-            stages.push(stage_info(store, visitor, input).await?);
-        }
-        shown.push(PublicRoadmap { roadmap, stages });
-    }
-    Ok(shown)
+/// The portal's front page: the team's public boards and a page of their published items.
+#[derive(Debug, Clone)]
+pub struct Front {
+    /// The team's public boards, by order.
+    pub boards: Vec<BoardView>,
+    /// The board asked for, when one was.
+    pub board: Option<BoardView>,
+    /// A page of published, unarchived items on public boards (or none).
+    pub items: Paged<FeedbackView>,
 }

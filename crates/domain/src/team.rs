@@ -123,21 +123,28 @@ pub fn parse_sign_in_url(raw: &str) -> DomainResult<Option<String>> {
         return Ok(None);
     }
     let refused = || DomainError::invalid("portalSignInUrl must be an absolute http or https URL");
-    if raw.chars().count() > SIGN_IN_URL_MAX {
-        return Err(DomainError::invalid(format!(
+    let too_long = || {
+        DomainError::invalid(format!(
             "portalSignInUrl must be at most {SIGN_IN_URL_MAX} characters"
-        )));
+        ))
+    };
+    if raw.chars().count() > SIGN_IN_URL_MAX {
+        return Err(too_long());
     }
     let url = url::Url::parse(raw).map_err(|_| refused())?;
     let fine = matches!(url.scheme(), "http" | "https")
         && url.host().is_some()
         && url.username().is_empty()
         && url.password().is_none();
-    if fine {
-        Ok(Some(url.to_string()))
-    } else {
-        Err(refused())
+    if !fine {
+        return Err(refused());
     }
+    // Normalizing percent-encodes: the stored form must fit too.
+    let normalized = url.to_string();
+    if normalized.len() > SIGN_IN_URL_MAX {
+        return Err(too_long());
+    }
+    Ok(Some(normalized))
 }
 
 /// A DNS label: 1–63 of `[a-z0-9-]`, not starting or ending with `-`. Case is folded.

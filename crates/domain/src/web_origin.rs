@@ -30,8 +30,9 @@ impl WebOrigin {
         let refused =
             || DomainError::invalid(format!("{raw:?} is not an origin (scheme://host[:port])"));
         let url = Url::parse(raw).map_err(|_| refused())?;
+        // `*` is a legal host character to the URL parser, but no origin a browser sends.
         let bare = matches!(url.scheme(), "http" | "https")
-            && url.host().is_some()
+            && url.host_str().is_some_and(|host| !host.contains('*'))
             && url.path() == "/"
             && url.query().is_none()
             && url.fragment().is_none()
@@ -91,6 +92,7 @@ mod tests {
             "https://user:pw@example.com",
             "null",
             "file:///tmp",
+            "https://*.example.com",
         ] {
             assert!(WebOrigin::parse(bad).is_err(), "{bad:?} was accepted");
         }

@@ -165,6 +165,8 @@
     this.items = [];
     this.total = 0;
     this.searchTimer = null;
+    // Bumped by each new list: an answer for an older one (a slow search) is dropped.
+    this.generation = 0;
 
     this.host = el("div", { "data-sounding-widget": "" });
     (options.container || document.body).appendChild(this.host);
@@ -245,10 +247,12 @@
   Widget.prototype.open = function () {
     this.panel.hidden = false;
     this.launcher.setAttribute("aria-expanded", "true");
-    this.showList();
+    this.showList("search");
   };
 
   Widget.prototype.close = function () {
+    clearTimeout(this.searchTimer);
+    this.generation += 1;
     this.panel.hidden = true;
     this.launcher.setAttribute("aria-expanded", "false");
     this.launcher.focus();
@@ -279,11 +283,15 @@
         item.hasVoted = voting;
         item.feedbackVotesCount = reply.totalVotes;
       }, function (error) {
-        if (error.status === 409) {
-          item.hasVoted = true; // already voted elsewhere: show it as it is
-        } else {
+        if (error.status !== 409) {
           self.showError(error);
+          return;
         }
+        // Already voted elsewhere (another tab): show the vote and count as they are.
+        return self.call("feedback-votes.info", { feedbackId: item.id }).then(function (reply) {
+          item.hasVoted = reply.data.hasVoted;
+          item.feedbackVotesCount = reply.data.count;
+        }, function (again) { self.showError(again); });
       }).then(function () {
         button.disabled = false;
         draw();
@@ -299,7 +307,7 @@
     return el("li", { class: "item" }, [
       this.voteButton(item),
       el("div", {}, [
-        el("button", { class: "open", type: "button", text: item.title, onclick: function () { self.showItem(item); } }),
+        el("button", { class: "open", type: "button", "data-item": item.id, text: item.title, onclick: function () { self.showItem(item); } }),
         el("div", { class: "meta" }, [
           el("span", { text: statusLabel(item.status) }),
           el("span", { text: plural(item.feedbackCommentsCount || 0, "comment", "comments") })
@@ -315,14 +323,20 @@
     return this.call("feedbacks.list", query);
   };
 
-  Widget.prototype.showList = function () {
+  /** The list; `focus` says what gets focus once drawn: "search", "top", "new", "give", or an
+   *  item id (its title button, back from that item). */
+  Widget.prototype.showList = function (focus) {
     var self = this;
+    clearTimeout(this.searchTimer);
+    var controls = ["search", "top", "new", "give"];
+    var focusItem = focus && controls.indexOf(focus) < 0 ? focus : null;
+    var generation = this.generation;
     var list = el("ul", { "aria-label": "Feedback", "aria-busy": "true" });
     var more = el("button", { class: "secondary more", type: "button", hidden: true, text: "Show more" });
     function tab(sort, label) {
       return el("button", {
         class: "tab", type: "button", "aria-pressed": self.sort === sort ? "true" : "false", text: label,
-        onclick: function () { self.sort = sort; self.showList(); }
+        onclick: function () { self.sort = sort; self.showList(sort); }
       });
     }
     var search = el("input", {
@@ -334,12 +348,22 @@
       }
     });
     function load() {
+      var mine = ++self.generation;
+      generation = mine;
       list.setAttribute("aria-busy", "true");
       self.fetchPage(0).then(function (reply) {
+        if (mine !== self.generation) return;
+        self.error.hidden = true;
         self.items = reply.data || [];
         self.total = reply.pagination ? reply.pagination.total : self.items.length;
         draw();
+        if (focusItem) {
+          var row = list.querySelector('[data-item="' + focusItem + '"]');
+          if (row) row.focus();
+          focusItem = null;
+        }
       }, function (error) {
+        if (mine !== self.generation) return;
         self.showError(error);
         list.setAttribute("aria-busy", "false");
       });
@@ -356,32 +380,33 @@
     more.addEventListener("click", function () {
       more.disabled = true;
       self.fetchPage(self.items.length).then(function (reply) {
+        if (generation !== self.generation) return;
         self.items = self.items.concat(reply.data || []);
         self.total = reply.pagination ? reply.pagination.total : self.total;
         draw();
       }, function (error) { self.showError(error); }).then(function () { more.disabled = false; });
     });
+    var tabs = { top: tab("top", "Top"), new: tab("new", "New") };
+    var give = el("button", { class: "primary push", type: "button", text: "Give feedback", onclick: function () { self.showNew(); } });
     this.render([
-      el("div", { class: "toolbar", role: "group", "aria-label": "Sort" }, [
-        tab("top", "Top"),
-        tab("new", "New"),
-        el("button", { class: "primary push", type: "button", text: "Give feedback", onclick: function () { self.showNew(); } })
-      ]),
+      el("div", { class: "toolbar", role: "group", "aria-label": "Sort" }, [tabs.top, tabs.new, give]),
       el("label", { class: "sr", for: "sounding-search", text: "Search feedback" }),
       search,
       list,
       more
-    ]);
+    ], { search: search, top: tabs.top, new: tabs.new, give: give }[focus]);
     load();
   };
 
   Widget.prototype.showItem = function (item) {
     var self = this;
+    clearTimeout(this.searchTimer);
+    this.generation += 1;
     this.clearMessages();
     var comments = el("ol", { "aria-label": "Comments", "aria-busy": "true" });
     var text = el("textarea", { id: "sounding-comment", "aria-required": "true", maxlength: "10000" });
     var send = el("button", { class: "primary", type: "submit", text: "Comment" });
-    var back = el("button", { class: "secondary", type: "button", text: "\u2190 Back", onclick: function () { self.showList(); } });
+    var back = el("button", { class: "secondary", type: "button", text: "\u2190 Back", onclick: function () { self.showList(item.id); } });
     var form = el("form", {
       onsubmit: function (event) {
         event.preventDefault();
@@ -441,6 +466,8 @@
 
   Widget.prototype.showNew = function () {
     var self = this;
+    clearTimeout(this.searchTimer);
+    this.generation += 1;
     this.clearMessages();
     // Not `required`: the browser would refuse the form itself, and the API says it in words.
     var title = el("input", { type: "text", id: "sounding-new-title", "aria-required": "true", maxlength: "255", autocomplete: "off" });
@@ -457,7 +484,7 @@
           var created = reply.data || {};
           self.sort = "new";
           self.search = "";
-          self.showList();
+          self.showList("give");
           self.showNotice(created.publishedAt ? "Thanks! Your feedback was posted." : "Thanks! Your feedback will appear once the team approves it.");
         }, function (error) {
           self.showError(error);
@@ -472,7 +499,7 @@
       details,
       el("div", { class: "actions" }, [
         submit,
-        el("button", { class: "secondary", type: "button", text: "Cancel", onclick: function () { self.showList(); } })
+        el("button", { class: "secondary", type: "button", text: "Cancel", onclick: function () { self.showList("give"); } })
       ])
     ]);
     this.render([form], title);

@@ -1,6 +1,7 @@
 //! CORS for the public operations (`/v1/public/*`, `/api/v1/public/*`): a page on one of the
-//! operator's listed origins may call them from a browser with a subscriber token. Team
-//! operations are never granted: an API key must not live in a web page.
+//! operator's listed origins may call them from a browser with a subscriber token. Nothing
+//! done with a team API key is ever granted, whatever the path (`public/subscriber.identify`
+//! takes only a key, so it is not even preflighted): a key must not live in a web page.
 //!
 //! Written here rather than with actix-cors: that crate answers a preflight with 200 and a
 //! refused origin with a plain-text 400, where this API promises 204 and its JSON error body,
@@ -16,11 +17,11 @@ use actix_web::{
         Method,
     },
     middleware::Next,
-    web, Error, HttpResponse,
+    web, Error, HttpMessage, HttpResponse,
 };
-use sounding_domain::web_origin::WebOrigin;
+use sounding_domain::{access::Caller, web_origin::WebOrigin};
 
-use crate::{routes::PREFIXES, ApiState};
+use crate::{auth::middleware::Authentication, routes::PREFIXES, ApiState};
 
 /// How long a browser may keep a preflight's answer, in seconds.
 const MAX_AGE_SECS: &str = "600";
@@ -53,16 +54,18 @@ pub(crate) async fn grant_public_operations(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
-    let granted = is_public_operation(req.path())
-        && req
-            .app_data::<web::Data<ApiState>>()
-            .zip(req.headers().get(header::ORIGIN))
-            .is_some_and(|(state, origin)| state.browser_origins.grants(origin));
-    if !granted {
+    if !is_public_operation(req.path()) {
         return Ok(next.call(req).await?.map_into_left_body());
     }
-    let origin = req.headers().get(header::ORIGIN).cloned();
-    if req.method() == Method::OPTIONS
+    let granted = req
+        .app_data::<web::Data<ApiState>>()
+        .zip(req.headers().get(header::ORIGIN))
+        .is_some_and(|(state, origin)| state.browser_origins.grants(origin));
+    let origin = granted
+        .then(|| req.headers().get(header::ORIGIN).cloned())
+        .flatten();
+    if origin.is_some()
+        && req.method() == Method::OPTIONS
         && req
             .headers()
             .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD)
@@ -87,11 +90,20 @@ pub(crate) async fn grant_public_operations(
     // The layers inside answer their refusals (401, 429) as responses, so those carry the
     // grant too and a page can read why it failed.
     let mut response = next.call(req).await?.map_into_left_body();
+    let with_key = response
+        .request()
+        .extensions()
+        .get::<Authentication>()
+        .and_then(Authentication::caller)
+        .is_some_and(|caller| matches!(caller, Caller::Team(_)));
+    let origin = origin.filter(|_| !with_key);
     let headers = response.headers_mut();
-    headers.insert(
-        header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static(EXPOSED),
-    );
+    if origin.is_some() {
+        headers.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static(EXPOSED),
+        );
+    }
     allow(headers, origin);
     Ok(response)
 }
@@ -100,14 +112,18 @@ fn allow(headers: &mut HeaderMap, origin: Option<HeaderValue>) {
     if let Some(origin) = origin {
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     }
-    // The answer differs by origin: a shared cache must not hand one site's grant to another.
+    // Every answer of a public operation may differ by origin: a shared cache must not hand
+    // one site's grant (or its absence) to another.
     headers.append(header::VARY, HeaderValue::from_static("Origin"));
 }
 
+/// A public operation a browser may call: any under `/public/` but the one that takes only
+/// a team key.
 fn is_public_operation(path: &str) -> bool {
     PREFIXES.iter().any(|prefix| {
-        path.strip_prefix(prefix)
-            .is_some_and(|rest| rest.starts_with("/public/"))
+        path.strip_prefix(prefix).is_some_and(|rest| {
+            rest.starts_with("/public/") && rest != "/public/subscriber.identify"
+        })
     })
 }
 
@@ -123,5 +139,6 @@ mod tests {
         assert!(!is_public_operation("/v1/publicity"));
         assert!(!is_public_operation("/public/feedbacks.list"));
         assert!(!is_public_operation("/v2/public/feedbacks.list"));
+        assert!(!is_public_operation("/v1/public/subscriber.identify"));
     }
 }

@@ -23,6 +23,14 @@ async function api(op, body, token = key) {
   return json;
 }
 
+/** Waits until the widget's focused element reads `text`. */
+async function focusedIs(page, text) {
+  await page.waitForFunction(
+    (expected) => document.querySelector("[data-sounding-widget]").shadowRoot.activeElement?.textContent === expected,
+    text,
+  );
+}
+
 function step(name) {
   console.log(`browser: ${name}`);
 }
@@ -160,6 +168,12 @@ try {
   await panel.getByRole("searchbox", { name: "Search feedback" }).fill("");
   await panel.getByRole("button", { name: "Dark mode", exact: true }).waitFor();
 
+  step("focus stays in the panel as views change");
+  await panel.getByRole("button", { name: "New", exact: true }).click();
+  await focusedIs(page, "New");
+  await panel.getByRole("button", { name: "Top", exact: true }).click();
+  await focusedIs(page, "Top");
+
   step("open an item and comment on it");
   await panel.getByRole("button", { name: "Dark mode", exact: true }).click();
   await panel.getByText("Easier on the eyes at night").waitFor();
@@ -176,6 +190,7 @@ try {
 
   step("an error from the API is shown in words");
   await panel.getByRole("button", { name: "← Back" }).click();
+  await focusedIs(page, "Dark mode");
   await panel.getByRole("button", { name: "Give feedback" }).click();
   await panel.getByRole("button", { name: "Submit feedback" }).click();
   await panel.getByRole("alert").getByText("Title is required.").waitFor();

@@ -45,6 +45,16 @@ pub struct FeedbackListInput {
     pub to: Option<String>,
 }
 
+/// A page of `public/feedbacks.list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublicFeedbackPage {
+    /// The page of items.
+    pub items: Paged<FeedbackView>,
+    /// Under a subscriber token, which of the page's items the subscriber voted on; `None`
+    /// for other callers.
+    pub voted: Option<Vec<FeedbackId>>,
+}
+
 fn query(
     input: &FeedbackListInput,
     scope: FeedbackScope,
@@ -89,16 +99,6 @@ pub async fn list_feedback(
     };
     let query = query(&input, scope, clock)?;
     Ok(store.list_feedback(caller.team_id, &query).await?)
-}
-
-/// A page of `public/feedbacks.list`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PublicFeedbackPage {
-    /// The page of items.
-    pub items: Paged<FeedbackView>,
-    /// Under a subscriber token, which of the page's items the subscriber voted on; `None`
-    /// for other callers.
-    pub voted: Option<Vec<FeedbackId>>,
 }
 
 /// `public/feedbacks.list`: a page of the caller's team's published, unarchived items on

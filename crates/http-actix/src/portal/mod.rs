@@ -13,7 +13,7 @@ use actix_web::{
 };
 use maud::Markup;
 use serde::Deserialize;
-use sounding_app::portal::{self, FrontRequest};
+use sounding_app::portal::{FrontRequest, Portal};
 
 use crate::{error::ApiError, rate_limit, routes::fallback, ApiState};
 
@@ -64,14 +64,14 @@ async fn front(
 ) -> HttpResponse {
     let rendered = async {
         let query: FrontQuery = query(&req)?;
-        let portal = portal::open_portal(&*state.store, &subdomain).await?;
+        let portal = Portal::open(&*state.store, &subdomain).await?;
         let request = FrontRequest {
             sort: query.sort.clone(),
             board: query.board.clone(),
             search: query.q.clone(),
             page: query.page,
         };
-        let front = portal::portal_front(&*state.store, &*state.clock, &portal, request).await?;
+        let front = portal.front(&*state.store, &*state.clock, request).await?;
         let view = pages::FrontView {
             sort_top: query.sort.as_deref() == Some("top"),
             search: query.q.as_deref().unwrap_or_default(),
@@ -90,8 +90,8 @@ async fn item(
     let rendered = async {
         query::<NoQuery>(&req)?;
         let (subdomain, id) = path.into_inner();
-        let portal = portal::open_portal(&*state.store, &subdomain).await?;
-        let (item, comments) = portal::portal_item(&*state.store, &portal, &id).await?;
+        let portal = Portal::open(&*state.store, &subdomain).await?;
+        let (item, comments) = portal.item(&*state.store, &id).await?;
         Ok(pages::item(&portal.team, &item, &comments))
     };
     respond(rendered.await)
@@ -104,8 +104,8 @@ async fn roadmap(
 ) -> HttpResponse {
     let rendered = async {
         query::<NoQuery>(&req)?;
-        let portal = portal::open_portal(&*state.store, &subdomain).await?;
-        let roadmaps = portal::portal_roadmaps(&*state.store, &portal).await?;
+        let portal = Portal::open(&*state.store, &subdomain).await?;
+        let roadmaps = portal.roadmaps(&*state.store).await?;
         Ok(pages::roadmaps(&portal.team, &roadmaps))
     };
     respond(rendered.await)
@@ -120,10 +120,28 @@ async fn not_found() -> HttpResponse {
 #[serde(deny_unknown_fields)]
 struct NoQuery {}
 
+/// The page's parameters; any unknown one is refused, except those that shared links pick up
+/// on the way (`utm_*`, `fbclid`, `gclid`, `mc_cid`, `mc_eid`), which change nothing.
 fn query<T: for<'de> Deserialize<'de>>(req: &HttpRequest) -> Result<T, ApiError> {
-    web::Query::<T>::from_query(req.query_string())
+    let refused = |e: actix_web::error::QueryPayloadError| {
+        ApiError::bad_request(format!("The page's address is not understood: {e}"))
+    };
+    let pairs = web::Query::<Vec<(String, String)>>::from_query(req.query_string())
+        .map_err(refused)?
+        .into_inner();
+    let mut kept = url::form_urlencoded::Serializer::new(String::new());
+    for (name, value) in &pairs {
+        if !is_tracking(name) {
+            kept.append_pair(name, value);
+        }
+    }
+    web::Query::<T>::from_query(&kept.finish())
         .map(web::Query::into_inner)
-        .map_err(|e| ApiError::bad_request(format!("The page's address is not understood: {e}")))
+        .map_err(refused)
+}
+
+fn is_tracking(name: &str) -> bool {
+    name.starts_with("utm_") || ["fbclid", "gclid", "mc_cid", "mc_eid"].contains(&name)
 }
 
 /// The page, or the error as a page with the error's status and words (a 500 says nothing

@@ -30,34 +30,40 @@ fn base(team: &Team) -> String {
     format!("/p/{}", team.subdomain)
 }
 
-fn layout(team: &Team, title: &str, section: Section, body: Markup) -> Markup {
-    let base = base(team);
-    let current = |s: Section| (section == s).then_some("page");
+/// A whole page: what every page's `<head>` holds, and `body`.
+fn document(title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · " (team.name) }
+                title { (title) }
                 link rel="stylesheet" href="/assets/portal.css";
             }
-            body {
-                header.top {
-                    a.brand href=(base) { (team.name) }
-                    nav aria-label="Sections" {
-                        a href=(base) aria-current=[current(Section::Feedback)] { "Feedback" }
-                        a href={ (base) "/roadmap" } aria-current=[current(Section::Roadmap)] { "Roadmap" }
-                    }
-                    @if let Some(url) = &team.portal_sign_in_url {
-                        a.signin href=(url) rel="nofollow" { "Sign in to vote and comment" }
-                    }
-                }
-                main { (body) }
-                footer { "Feedback portal powered by Sounding" }
-            }
+            body { (body) }
         }
     }
+}
+
+fn layout(team: &Team, title: &str, section: Section, body: Markup) -> Markup {
+    let base = base(team);
+    let current = |s: Section| (section == s).then_some("page");
+    let page = html! {
+        header.top {
+            a.brand href=(base) { (team.name) }
+            nav aria-label="Sections" {
+                a href=(base) aria-current=[current(Section::Feedback)] { "Feedback" }
+                a href={ (base) "/roadmap" } aria-current=[current(Section::Roadmap)] { "Roadmap" }
+            }
+            @if let Some(url) = &team.portal_sign_in_url {
+                a.signin href=(url) rel="nofollow" { "Sign in to vote and comment" }
+            }
+        }
+        main { (body) }
+        footer { "Feedback portal powered by Sounding" }
+    };
+    document(&format!("{title} · {}", team.name), page)
 }
 
 /// The front page: boards, search, sort and a page of items.
@@ -242,24 +248,14 @@ pub fn roadmaps(team: &Team, roadmaps: &[PublicRoadmap]) -> Markup {
 /// A page for a refusal: the status and the API's words for it.
 pub fn error(status: u16, message: &str) -> Markup {
     let title = if status == 404 { "Not found" } else { message };
-    html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                link rel="stylesheet" href="/assets/portal.css";
-            }
-            body {
-                main.error {
-                    h1 { (status) " · " (title) }
-                    @if status != 404 { p { (message) } }
-                    @if status == 404 { p { "There is no such page here." } }
-                }
-            }
+    let page = html! {
+        main.error {
+            h1 { (status) " · " (title) }
+            @if status != 404 { p { (message) } }
+            @if status == 404 { p { "There is no such page here." } }
         }
-    }
+    };
+    document(title, page)
 }
 
 fn date(at: Timestamp) -> Markup {
