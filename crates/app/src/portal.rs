@@ -8,7 +8,7 @@ use sounding_domain::{
     feedback::FeedbackView,
     feedback_comment::CommentView,
     page::Paged,
-    ports::{Clock, Store, TeamStore},
+    ports::{BoardStore, Clock, FeedbackStore, RoadmapStore, TeamStore, TopicStore},
     roadmap::Roadmap,
     stage::StageView,
     team::{parse_subdomain, Team},
@@ -21,7 +21,7 @@ use crate::{
     error::{AppError, AppResult},
     feedback::{list_public_feedback, public_feedback_info, FeedbackListInput, FeedbackLookup},
     feedback_comments::{list_comments, CommentListInput},
-    roadmaps::{list_stages, stage_info, StageInfoInput},
+    roadmaps::{stage_info, StageInfoInput},
 };
 
 /// Items on one page of the portal's feedback list.
@@ -71,7 +71,8 @@ impl Portal {
     /// is not one of the team's public boards.
     pub async fn front(
         &self,
-        store: &dyn Store,
+        boards: &dyn BoardStore,
+        feedback: &dyn FeedbackStore,
         clock: &dyn Clock,
         request: FrontRequest,
     ) -> AppResult<Front> {
@@ -88,11 +89,11 @@ impl Portal {
         if !(1..=10_000).contains(&page) {
             return Err(AppError::invalid("page must be from 1 to 10000"));
         }
-        let boards = list_public_boards(store, &self.visitor).await?;
+        let shown = list_public_boards(boards, &self.visitor).await?;
         let board = match request.board.as_deref() {
             None => None,
             Some(id) => Some(
-                boards
+                shown
                     .iter()
                     .find(|b| b.board.id.to_string() == id)
                     .cloned()
@@ -107,11 +108,11 @@ impl Portal {
             offset: Some((page - 1) * ITEMS_PER_PAGE),
             ..FeedbackListInput::default()
         };
-        let items = list_public_feedback(store, clock, &self.visitor, input)
+        let items = list_public_feedback(feedback, clock, &self.visitor, input)
             .await?
             .items;
         Ok(Front {
-            boards,
+            boards: shown,
             board,
             items,
         })
@@ -121,7 +122,7 @@ impl Portal {
     /// may not read, and for archived items.
     pub async fn item(
         &self,
-        store: &dyn Store,
+        store: &dyn FeedbackStore,
         id: &str,
     ) -> AppResult<(FeedbackView, Paged<CommentView>)> {
         let lookup = FeedbackLookup {
@@ -141,17 +142,21 @@ impl Portal {
         Ok((view, comments))
     }
 
-    /// The team's roadmaps that are not private, oldest first.
-    pub async fn roadmaps(&self, store: &dyn Store) -> AppResult<Vec<PublicRoadmap>> {
+    /// The team's roadmaps that are not private, oldest first, with their public stages (as
+    /// `public/stages.list` gives them to a visitor) and each stage's topics (as
+    /// `public/stages.info`).
+    pub async fn roadmaps(
+        &self,
+        store: &(impl RoadmapStore + TopicStore + ?Sized),
+    ) -> AppResult<Vec<PublicRoadmap>> {
         let visitor = &self.visitor;
         let mut shown = Vec::new();
         for roadmap in store.roadmaps(self.team.id).await? {
             if roadmap.is_private {
                 continue;
             }
-            let id = roadmap.id.to_string();
             let mut stages = Vec::new();
-            for stage in list_stages(store, visitor, Some(&id), false).await? {
+            for stage in store.stages(self.team.id, roadmap.id, false).await? {
                 let input = StageInfoInput {
                     stage_id: Some(stage.stage.id.to_string()),
                     limit: Some(TOPICS_PER_STAGE),

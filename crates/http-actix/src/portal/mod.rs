@@ -71,7 +71,8 @@ async fn front(
             search: query.q.clone(),
             page: query.page,
         };
-        let front = portal.front(&*state.store, &*state.clock, request).await?;
+        let store = &*state.store;
+        let front = portal.front(store, store, &*state.clock, request).await?;
         let view = pages::FrontView {
             sort_top: query.sort.as_deref() == Some("top"),
             search: query.q.as_deref().unwrap_or_default(),
