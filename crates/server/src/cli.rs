@@ -1,5 +1,5 @@
-//! The `sounding` command line: `serve` (the default), `migrate`, and the admin commands
-//! `team create`, `api-key create` and `api-key revoke`. Each command is a thin call into
+//! The `sounding` command line: `serve` (the default), `migrate`, the admin commands
+//! `team create`, `api-key create` and `api-key revoke`, and `backup` / `restore`. Each command is a thin call into
 //! `start` or one use case; this file only parses arguments and prints results.
 //!
 //! Exit codes: 0 success, 1 a runtime failure, 2 a usage or configuration error (including a
@@ -19,6 +19,8 @@ use sounding_app::{
     AppError,
 };
 use sounding_domain::{access::Role, ApiKeyId, DomainError, Entity, TeamId, Timestamp};
+
+use sounding_store_diesel::backup::{self, CopyError, CopyReport};
 
 use crate::config::{self, Config, Flags};
 
@@ -51,6 +53,20 @@ enum Command {
     /// Manage team API keys.
     #[command(subcommand, name = "api-key")]
     ApiKey(ApiKeyCommand),
+    /// Copy a live SQLite database to FILE, consistently, while servers keep writing
+    /// (PostgreSQL: use pg_dump).
+    Backup {
+        /// The new file; it must not exist. Created readable by its owner only.
+        #[arg(long, value_name = "FILE")]
+        to: std::path::PathBuf,
+    },
+    /// Put a backup in place of a SQLite database no server is using (PostgreSQL: use
+    /// pg_restore or psql).
+    Restore {
+        /// A file made by `sounding backup`.
+        #[arg(long, value_name = "FILE")]
+        from: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Default, Args)]
@@ -295,12 +311,62 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
                 ])
             }
         }
+        Command::Backup { to } => {
+            let url = config.database_url.clone();
+            let target = to.clone();
+            let report = blocking(move || backup::backup(&url, &target)).await?;
+            print_lines(&[
+                format!(
+                    "Backed up {} to {}: a consistent snapshot taken while serving.",
+                    crate::redact_url(&config.database_url),
+                    to.display()
+                ),
+                describe(&report),
+            ])
+        }
+        Command::Restore { from } => {
+            let url = config.database_url.clone();
+            let source = from.clone();
+            let report = blocking(move || backup::restore(&url, &source)).await?;
+            print_lines(&[
+                format!(
+                    "Restored {} from {}; the next start applies any newer migrations.",
+                    crate::redact_url(&config.database_url),
+                    from.display()
+                ),
+                describe(&report),
+            ])
+        }
         Command::ApiKey(ApiKeyCommand::Revoke { id }) => {
             let store = crate::open_store(&config.database_url, 0).await?;
             revoke_api_key(&store, &id).await?;
             print_line(&format!("Revoked API key {}.", id.trim()))
         }
     }
+}
+
+/// Runs a backup or restore off the async runtime; PostgreSQL (use its own tools) and a bad
+/// URL are usage errors (2), anything else a runtime failure (1).
+async fn blocking(
+    copy: impl FnOnce() -> Result<CopyReport, CopyError> + Send + 'static,
+) -> Result<CopyReport, Failure> {
+    let outcome = tokio::task::spawn_blocking(copy)
+        .await
+        .map_err(|e| Failure::runtime(anyhow::anyhow!("the copy panicked: {e}")))?;
+    outcome.map_err(|e| Failure {
+        code: match e {
+            CopyError::Postgres | CopyError::Url(_) => 2,
+            _ => 1,
+        },
+        message: e.to_string(),
+    })
+}
+
+fn describe(report: &CopyReport) -> String {
+    format!(
+        "{} bytes, {} teams, {} feedback items, schema {}.",
+        report.bytes, report.teams, report.feedback, report.schema_version
+    )
 }
 
 /// `sounding team create --json`: `{"team": {id, name, subdomain, createdAt}, "apiKey",

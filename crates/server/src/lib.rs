@@ -24,6 +24,7 @@ use sounding_domain::{
 use sounding_http_actix::{
     http_server, ApiState, BrowserOrigins, HttpOptions, JwtCodec, RateLimits,
 };
+use sounding_store_diesel::backup::ServingLock;
 use sounding_webhooks::{ReqwestSender, SenderOptions, SystemHostResolver};
 use tokio::{sync::Notify, task::JoinHandle};
 use webhook_worker::WebhookWorker;
@@ -55,6 +56,8 @@ pub struct Running {
     join: JoinHandle<io::Result<()>>,
     worker: Option<WebhookWorker>,
     retention: RetentionTask,
+    /// Keeps `sounding restore` from replacing a SQLite file under this server.
+    _serving: ServingLock,
 }
 
 impl Running {
@@ -118,6 +121,8 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     })
     .await?;
     let store = storage.store();
+    let serving = ServingLock::take(&config.database_url)
+        .context("cannot lock the database file against a restore")?;
 
     let secret = match &config.jwt_secret {
         Some(secret) => secret.expose().to_owned(),
@@ -216,6 +221,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         join,
         worker,
         retention,
+        _serving: serving,
     })
 }
 

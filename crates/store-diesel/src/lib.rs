@@ -26,6 +26,7 @@
 //! # });
 //! ```
 
+pub mod backup;
 mod checkpoint;
 mod connection;
 mod edits;
