@@ -20,7 +20,7 @@ use sounding_app::{
 };
 use sounding_domain::{access::Role, ApiKeyId, DomainError, Entity, TeamId, Timestamp};
 
-use sounding_store_diesel::backup::{self, CopyError, CopyReport};
+use sounding_store_diesel::backup::{self, CopyError, CopyReport, ServingLock};
 
 use crate::config::{self, Config, Flags};
 
@@ -229,6 +229,17 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
             ),
         });
     }
+    // Every command that opens a SQLite database holds its lock share meanwhile, so a restore
+    // cannot replace the file under it (`serve` takes it in `start`; restore takes it whole).
+    let _lock = match command {
+        Command::Serve(_) | Command::Restore { .. } => None,
+        _ => Some(
+            ServingLock::take(&config.database_url).map_err(|e| Failure {
+                code: 1,
+                message: e.to_string(),
+            })?,
+        ),
+    };
     match command {
         Command::Serve(_) => serve(config).await,
         Command::Migrate => migrate(&config).await,
@@ -327,15 +338,21 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
         Command::Restore { from } => {
             let url = config.database_url.clone();
             let source = from.clone();
-            let report = blocking(move || backup::restore(&url, &source)).await?;
-            print_lines(&[
+            let (report, moved) = blocking(move || backup::restore(&url, &source)).await?;
+            let mut lines = vec![
                 format!(
                     "Restored {} from {}; the next start applies any newer migrations.",
                     crate::redact_url(&config.database_url),
                     from.display()
                 ),
                 describe(&report),
-            ])
+            ];
+            lines.extend(
+                moved
+                    .iter()
+                    .map(|aside| format!("The previous file is kept as {}.", aside.display())),
+            );
+            print_lines(&lines)
         }
         Command::ApiKey(ApiKeyCommand::Revoke { id }) => {
             let store = crate::open_store(&config.database_url, 0).await?;
@@ -347,9 +364,9 @@ async fn run(command: Option<Command>, config: Config) -> Result<(), Failure> {
 
 /// Runs a backup or restore off the async runtime; PostgreSQL (use its own tools) and a bad
 /// URL are usage errors (2), anything else a runtime failure (1).
-async fn blocking(
-    copy: impl FnOnce() -> Result<CopyReport, CopyError> + Send + 'static,
-) -> Result<CopyReport, Failure> {
+async fn blocking<T: Send + 'static>(
+    copy: impl FnOnce() -> Result<T, CopyError> + Send + 'static,
+) -> Result<T, Failure> {
     let outcome = tokio::task::spawn_blocking(copy)
         .await
         .map_err(|e| Failure::runtime(anyhow::anyhow!("the copy panicked: {e}")))?;

@@ -115,14 +115,14 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     // Wakes this instance's webhook worker after each commit that wrote outbox events, so
     // they go out at once rather than at the next poll.
     let outbox_signal = Arc::new(Notify::new());
+    // Before the database is opened: a restore in progress is waited out by nobody.
+    let serving = ServingLock::take(&config.database_url)?;
     let storage = Storage::open(&config.database_url, config.read_cache_mb * 1024 * 1024, {
         let signal = outbox_signal.clone();
         Arc::new(move || signal.notify_one())
     })
     .await?;
     let store = storage.store();
-    let serving = ServingLock::take(&config.database_url)
-        .context("cannot lock the database file against a restore")?;
 
     let secret = match &config.jwt_secret {
         Some(secret) => secret.expose().to_owned(),

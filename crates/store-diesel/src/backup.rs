@@ -6,8 +6,10 @@
 //! writers). It is written beside the target as a private (0600) file and renamed into place
 //! only once complete and on disk.
 //!
-//! A server holds a shared advisory lock ([`ServingLock`]) on its database file; a restore
-//! takes it exclusively, so it refuses while any server on this machine has the file open.
+//! Every process that opens a SQLite database (a server, an admin command, a backup) holds a
+//! shared advisory lock ([`ServingLock`]) on its `<file>.lock` beside it, taken before the
+//! database is opened; a restore takes it exclusively, so it refuses while any of them runs,
+//! and they refuse to start while a restore runs. The lock file is never replaced.
 
 use std::{
     fs::{self, File, OpenOptions, TryLockError},
@@ -50,6 +52,9 @@ pub enum CopyError {
     /// A server holds the database a restore would replace.
     #[error("a server is using {0}: stop it before restoring")]
     InUse(PathBuf),
+    /// A restore is replacing the database.
+    #[error("a restore of {0} is in progress: start again once it is done")]
+    Restoring(PathBuf),
     /// The file to restore is not a Sounding SQLite database in good order.
     #[error("{path} is not a Sounding backup: {why}")]
     NotABackup {
@@ -117,80 +122,175 @@ pub fn backup(url: &str, to: &Path) -> Result<CopyReport, CopyError> {
     report(to)
 }
 
-/// Puts the backup `from` in place of the SQLite database `url` names, which no server may
-/// hold. The backup is checked first (a Sounding database, intact); the old database's WAL
-/// and shared-memory files are removed with it, so nothing of it leaks into the restored one.
-/// The next start applies any migrations newer than the backup's.
-pub fn restore(url: &str, from: &Path) -> Result<CopyReport, CopyError> {
+/// Puts the backup `from` in place of the SQLite database `url` names, which no process may
+/// hold. The copy is made from `from` by SQLite (so a WAL beside it counts too), flushed and
+/// checked (`quick_check`, Sounding's schema) before anything of the old database is touched;
+/// it takes the old file's owner and mode. The old database and its WAL and shared-memory
+/// files are then moved aside (`<file>.before-restore-<unix seconds>`, returned), never
+/// deleted, and the copy renamed into place. The next start applies newer migrations.
+pub fn restore(url: &str, from: &Path) -> Result<(CopyReport, Vec<PathBuf>), CopyError> {
     let target = sqlite_path(url)?;
-    let checked = report(from).map_err(|e| match e {
-        CopyError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound => {
-            CopyError::Missing(from.to_path_buf())
+    if !from.is_file() {
+        return Err(CopyError::Missing(from.to_path_buf()));
+    }
+    let lock = lock_file(&target)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => return Err(CopyError::InUse(target)),
+        Err(TryLockError::Error(e)) => {
+            return Err(io_error(format!("cannot lock {}", target.display()))(e))
         }
-        other => other,
-    })?;
-    // Held until the new file is in place: a server starting meanwhile waits for nothing, but
-    // one already running is refused here.
-    let _exclusive = if target.exists() {
-        let file =
-            File::open(&target).map_err(io_error(format!("cannot open {}", target.display())))?;
-        match file.try_lock() {
-            Ok(()) => Some(file),
-            Err(TryLockError::WouldBlock) => return Err(CopyError::InUse(target)),
-            Err(TryLockError::Error(e)) => {
-                return Err(io_error(format!("cannot lock {}", target.display()))(e))
-            }
-        }
-    } else {
-        None
-    };
-    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).map_err(io_error(format!("cannot create {}", dir.display())))?;
     }
     let partial = partial_path(&target);
-    let copied = (|| {
-        let mut out = private_file(&partial)
-            .map_err(io_error(format!("cannot create {}", partial.display())))?;
-        let mut input =
-            File::open(from).map_err(io_error(format!("cannot read {}", from.display())))?;
-        io::copy(&mut input, &mut out)
-            .map_err(io_error(format!("cannot copy {}", from.display())))?;
-        for suffix in ["-wal", "-shm", "-journal"] {
-            let mut stale = target.as_os_str().to_owned();
-            stale.push(suffix);
-            match fs::remove_file(&stale) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(io_error(format!(
-                        "cannot remove {}",
-                        Path::new(&stale).display()
-                    ))(e))
-                }
-                _ => {}
-            }
+    private_file(&partial).map_err(io_error(format!("cannot create {}", partial.display())))?;
+    let checked = (|| {
+        let mut conn = open(from).map_err(|e| not_a_backup(from, e.to_string()))?;
+        diesel::sql_query("VACUUM INTO ?")
+            .bind::<Text, _>(partial.to_string_lossy())
+            .execute(&mut conn)
+            .map_err(|e| not_a_backup(from, e.to_string()))?;
+        drop(conn);
+        let report = report(&partial).map_err(|e| match e {
+            CopyError::NotABackup { why, .. } => not_a_backup(from, why),
+            other => other,
+        })?;
+        if target.exists() {
+            take_ownership(&target, &partial)?;
         }
-        durable_rename(&partial, &target)
+        File::open(&partial)
+            .and_then(|f| f.sync_all())
+            .map_err(io_error(format!("cannot flush {}", partial.display())))?;
+        Ok(report)
     })();
-    if let Err(e) = copied {
+    let report = match checked {
+        Ok(report) => report,
+        Err(e) => {
+            let _ = fs::remove_file(&partial);
+            return Err(e);
+        }
+    };
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut moved = Vec::new();
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let file = with_suffix(&target, suffix);
+        if !file.exists() {
+            continue;
+        }
+        let aside = with_suffix(&target, &format!(".before-restore-{stamp}{suffix}"));
+        if let Err(e) = fs::rename(&file, &aside) {
+            // Put back what was moved: the old database stays whole.
+            for (from, to) in moved.iter().rev() {
+                let _ = fs::rename(to, from);
+            }
+            let _ = fs::remove_file(&partial);
+            return Err(io_error(format!("cannot move {} aside", file.display()))(e));
+        }
+        moved.push((file, aside));
+    }
+    if let Err(e) = durable_rename(&partial, &target) {
+        for (from, to) in moved.iter().rev() {
+            let _ = fs::rename(to, from);
+        }
         let _ = fs::remove_file(&partial);
         return Err(e);
     }
-    Ok(checked)
+    Ok((report, moved.into_iter().map(|(_, aside)| aside).collect()))
 }
 
-/// A shared lock on a SQLite database file, held by a server for as long as it runs so that
-/// `restore` refuses to replace the file under it. Nothing on PostgreSQL or in memory.
+fn not_a_backup(path: &Path, why: String) -> CopyError {
+    CopyError::NotABackup {
+        path: path.to_path_buf(),
+        why,
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Gives `partial` the owner, group and mode of `existing`, so a restore run by root leaves a
+/// database the server's account can still open.
+#[cfg(unix)]
+fn take_ownership(existing: &Path, partial: &Path) -> Result<(), CopyError> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let old =
+        fs::metadata(existing).map_err(io_error(format!("cannot read {}", existing.display())))?;
+    let new =
+        fs::metadata(partial).map_err(io_error(format!("cannot read {}", partial.display())))?;
+    if (old.uid(), old.gid()) != (new.uid(), new.gid()) {
+        std::os::unix::fs::chown(partial, Some(old.uid()), Some(old.gid())).map_err(io_error(
+            format!(
+                "cannot give the restored database the owner of {} (run the restore as that \
+                 account, or as root)",
+                existing.display()
+            ),
+        ))?;
+    }
+    fs::set_permissions(partial, fs::Permissions::from_mode(old.mode() & 0o777)).map_err(io_error(
+        format!("cannot set the mode of {}", partial.display()),
+    ))
+}
+
+#[cfg(not(unix))]
+fn take_ownership(_existing: &Path, _partial: &Path) -> Result<(), CopyError> {
+    Ok(())
+}
+
+/// The database's `<file>.lock`, created (0600, with its directories) when missing.
+fn lock_file(database: &Path) -> Result<File, CopyError> {
+    let path = with_suffix(database, ".lock");
+    if let Some(dir) = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+    {
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder
+            .create(dir)
+            .map_err(io_error(format!("cannot create {}", dir.display())))?;
+    }
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+        .open(&path)
+        .map_err(io_error(format!("cannot open {}", path.display())))
+}
+
+/// A shared lock on a SQLite database's `<file>.lock`, held by every process that opens the
+/// database (for as long as it has it open) so that `restore` refuses to replace the file
+/// under it. Nothing on PostgreSQL or in memory.
 #[derive(Debug)]
 pub struct ServingLock(#[allow(dead_code)] Option<File>);
 
 impl ServingLock {
-    /// Locks the SQLite file `url` names (shared: several servers may run on one file).
-    pub fn take(url: &str) -> io::Result<ServingLock> {
+    /// Takes the lock for the SQLite database `url` names (shared: several processes may use
+    /// one file), before the database is opened; refused while a restore runs.
+    pub fn take(url: &str) -> Result<ServingLock, CopyError> {
         let Ok(path) = sqlite_path(url) else {
             return Ok(ServingLock(None));
         };
-        let file = File::open(path)?;
-        file.lock_shared()?;
-        Ok(ServingLock(Some(file)))
+        let file = lock_file(&path)?;
+        match file.try_lock_shared() {
+            Ok(()) => Ok(ServingLock(Some(file))),
+            Err(TryLockError::WouldBlock) => Err(CopyError::Restoring(path)),
+            Err(TryLockError::Error(e)) => {
+                Err(io_error(format!("cannot lock {}", path.display()))(e))
+            }
+        }
     }
 }
 

@@ -31,7 +31,7 @@ pub async fn healthz() -> HttpResponse {
 /// How long readiness waits for the database. A probe (a load balancer's, an orchestrator's)
 /// gets its answer within a second even when the database hangs, or the pool would wait its
 /// whole checkout timeout (5 s) for a connection.
-const READY_BUDGET: Duration = Duration::from_millis(800);
+const READY_BUDGET: Duration = Duration::from_millis(500);
 
 /// Readiness: the database answers a ping within [`READY_BUDGET`] and, after a write failed
 /// because it was full, takes a write again.
@@ -42,7 +42,7 @@ const READY_BUDGET: Duration = Duration::from_millis(800);
     tag = "health",
     responses(
         (status = 200, description = "`{\"status\":\"ready\"}`", body = HealthStatus),
-        (status = 503, description = "`Service unavailable: the database does not answer` (also when it takes longer than 800 ms); `Service unavailable: the database is full` while it is full.", body = ErrorBody),
+        (status = 503, description = "`Service unavailable: the database does not answer` (also when it takes longer than 500 ms); `Service unavailable: the database is full` while it is full.", body = ErrorBody),
     ),
 )]
 pub async fn readyz(state: web::Data<ApiState>) -> Result<HttpResponse, ApiError> {
