@@ -116,6 +116,7 @@ pub const SIGN_IN_URL_MAX: usize = 2048;
 /// assert_eq!(parse_sign_in_url("  ").unwrap(), None);
 /// assert!(parse_sign_in_url("javascript:alert(1)").is_err());
 /// assert!(parse_sign_in_url("/login").is_err());
+/// assert!(parse_sign_in_url("https://acme.example/log in").is_err());
 /// ```
 pub fn parse_sign_in_url(raw: &str) -> DomainResult<Option<String>> {
     let raw = raw.trim();
@@ -130,6 +131,10 @@ pub fn parse_sign_in_url(raw: &str) -> DomainResult<Option<String>> {
     };
     if raw.chars().count() > SIGN_IN_URL_MAX {
         return Err(too_long());
+    }
+    // The parser would drop tabs and newlines and encode spaces: a link with any is refused.
+    if raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(refused());
     }
     let url = url::Url::parse(raw).map_err(|_| refused())?;
     let fine = matches!(url.scheme(), "http" | "https")

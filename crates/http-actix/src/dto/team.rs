@@ -64,7 +64,7 @@ pub struct UpdateTeamParams {
     pub public_board_moderation: Option<bool>,
     /// An absolute http(s) URL for the portal's "Sign in" link; `null` or `""` removes it.
     #[serde(default, deserialize_with = "lenient::nullable")]
-    #[schema(value_type = Option<String>, max_length = 2048, example = "https://acme.example/login")]
+    #[schema(value_type = Option<String>, max_length = 2048, example = "https://acme.example/login", pattern = r"^\s*$|^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?([/?#][^\s\x00-\x1f\x7f-\x9f]*)?\s*$")]
     pub portal_sign_in_url: Option<Option<String>>,
 }
 
