@@ -32,6 +32,26 @@ pub fn sounding_bin() -> PathBuf {
     .clone()
 }
 
+/// `sounding ARGS` on `database_url` (the secret it finds there, not one from the
+/// environment), run to its end.
+pub fn run_sounding(args: &[&str], database_url: &str) -> std::process::Output {
+    Command::new(sounding_bin())
+        .args(args)
+        .env("SOUNDING_DATABASE_URL", database_url)
+        .env_remove("SOUNDING_JWT_SECRET")
+        .output()
+        .expect("run sounding")
+}
+
+/// The 38-character owner key in a start's banner.
+pub fn banner_key(printed: &str) -> String {
+    printed
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find(|w| w.len() == 38)
+        .expect("a 38-character key in the banner")
+        .to_owned()
+}
+
 /// The API key of a team made with `sounding team create --json` on `database_url`, before a
 /// server first starts there (so the start creates no default team).
 pub fn create_team_key(database_url: &str, name: &str, subdomain: &str) -> String {

@@ -4,7 +4,6 @@
 
 use std::{
     collections::BTreeSet,
-    process::Command,
     sync::{
         atomic::{AtomicBool, Ordering},
         Arc, Mutex,
@@ -14,7 +13,7 @@ use std::{
 
 use serde_json::{json, Value};
 use sounding_tests::{
-    bin::{sounding_bin, ServerProcess},
+    bin::{banner_key, run_sounding as sounding, ServerProcess},
     client::op_request,
 };
 
@@ -23,23 +22,8 @@ const FAST: [(&str, &str); 2] = [
     ("SOUNDING_RATE_LIMIT_SUBSCRIBER_PER_MIN", "1000000"),
 ];
 
-fn sounding(args: &[&str], database_url: &str) -> std::process::Output {
-    Command::new(sounding_bin())
-        .args(args)
-        .env("SOUNDING_DATABASE_URL", database_url)
-        .env_remove("SOUNDING_JWT_SECRET")
-        .output()
-        .expect("run sounding")
-}
-
 fn owner_key(server: &ServerProcess) -> String {
-    server
-        .stdout_with("shown once")
-        .join("\n")
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .find(|w| w.len() == 38)
-        .expect("a 38-character key in the banner")
-        .to_owned()
+    banner_key(&server.stdout_with("shown once").join("\n"))
 }
 
 /// Every item title on the server, through the team's list.

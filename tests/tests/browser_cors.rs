@@ -30,6 +30,18 @@ fn preflight(app: &TestApp, path: &str, origin: &str) -> reqwest::RequestBuilder
         )
 }
 
+/// `POST /v1/<op>` with `{}` from the shop's page, with `token`.
+async fn call_from_shop(app: &TestApp, op: &str, token: &str) -> reqwest::Response {
+    app.client
+        .post(format!("{}/v1/{op}", app.base))
+        .header("origin", SHOP)
+        .bearer_auth(token)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+}
+
 fn header<'a>(response: &'a reqwest::Response, name: &str) -> Option<&'a str> {
     response.headers().get(name).and_then(|v| v.to_str().ok())
 }
@@ -71,18 +83,7 @@ async fn a_listed_origin_gets_a_preflight_grant_for_public_operations() {
 async fn answers_to_a_listed_origin_carry_the_grant_errors_included() {
     let app = spawn().await;
     let (_, token) = app.identify("ann@example.com").await;
-    let call = |token: Option<&str>| {
-        let request = app
-            .client
-            .post(format!("{}/v1/public/feedback-boards.list", app.base))
-            .header("origin", SHOP)
-            .json(&json!({}));
-        match token {
-            Some(token) => request.bearer_auth(token),
-            None => request,
-        }
-    };
-    let ok = call(Some(&token)).send().await.unwrap();
+    let ok = call_from_shop(&app, "public/feedback-boards.list", &token).await;
     assert_eq!(ok.status(), StatusCode::OK);
     assert_eq!(header(&ok, "access-control-allow-origin"), Some(SHOP));
     let exposed = header(&ok, "access-control-expose-headers").unwrap_or_default();
@@ -90,7 +91,7 @@ async fn answers_to_a_listed_origin_carry_the_grant_errors_included() {
     assert!(header(&ok, "x-ratelimit-remaining").is_some());
 
     // A page must be able to read why a call failed.
-    let refused = call(Some("not-a-token")).send().await.unwrap();
+    let refused = call_from_shop(&app, "public/feedback-boards.list", "not-a-token").await;
     assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
     assert_eq!(header(&refused, "access-control-allow-origin"), Some(SHOP));
     let body: serde_json::Value = refused.json().await.unwrap();
@@ -107,29 +108,13 @@ async fn team_operations_and_unlisted_origins_get_no_grant() {
         .unwrap();
     assert_eq!(team.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(header(&team, "access-control-allow-origin"), None);
-    let team_call = app
-        .client
-        .post(format!("{}/v1/teams.info", app.base))
-        .header("origin", SHOP)
-        .bearer_auth(&app.key)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let team_call = call_from_shop(&app, "teams.info", &app.key).await;
     assert_eq!(team_call.status(), StatusCode::OK);
     assert_eq!(header(&team_call, "access-control-allow-origin"), None);
 
     // A public operation called with the team's key is not granted either, and the one that
     // takes only a key (identify) is not even preflighted.
-    let keyed = app
-        .client
-        .post(format!("{}/v1/public/feedbacks.list", app.base))
-        .header("origin", SHOP)
-        .bearer_auth(&app.key)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let keyed = call_from_shop(&app, "public/feedbacks.list", &app.key).await;
     assert_eq!(keyed.status(), StatusCode::OK);
     assert_eq!(header(&keyed, "access-control-allow-origin"), None);
     assert_eq!(header(&keyed, "vary"), Some("Origin"));

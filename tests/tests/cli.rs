@@ -5,21 +5,12 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 use sounding_tests::{
-    bin::{create_team_key, sounding_bin, ServerProcess},
+    bin::{banner_key, create_team_key, run_sounding as run, sounding_bin, ServerProcess},
     client::op_request,
 };
 
 fn sqlite_url(dir: &tempfile::TempDir) -> String {
     format!("sqlite://{}", dir.path().join("cli.db").display())
-}
-
-fn run(args: &[&str], database_url: &str) -> std::process::Output {
-    Command::new(sounding_bin())
-        .args(args)
-        .env("SOUNDING_DATABASE_URL", database_url)
-        .env_remove("SOUNDING_JWT_SECRET")
-        .output()
-        .expect("run sounding")
 }
 
 /// `sounding team create --json` of team Acme (subdomain `acme`) on `database_url`, with
@@ -49,15 +40,6 @@ fn post(base: &str, op: &str, token: &str, body: Value) -> (u16, Value) {
             .unwrap();
         (response.status().as_u16(), response.json().await.unwrap())
     })
-}
-
-/// The 38-character owner key in a start's banner.
-fn banner_key(printed: &str) -> String {
-    printed
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .find(|w| w.len() == 38)
-        .expect("a 38-character key in the banner")
-        .to_owned()
 }
 
 #[test]
