@@ -2,9 +2,12 @@
 //! the in-memory store, with a clock the tests move. The black-box suite over real TCP lives
 //! in the workspace's `tests` crate.
 
-use std::sync::{
-    atomic::{AtomicI64, Ordering},
-    Arc,
+use std::{
+    sync::{
+        atomic::{AtomicI64, Ordering},
+        Arc,
+    },
+    time::Duration,
 };
 
 use actix_web::{
@@ -13,8 +16,9 @@ use actix_web::{
     dev::{Service, ServiceResponse},
     http::{
         header::{ALLOW, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER},
-        Method, StatusCode,
+        ConnectionType, Method, StatusCode,
     },
+    middleware::from_fn,
     test::{self, TestRequest},
     web,
 };
@@ -26,7 +30,7 @@ use sounding_app::{
 use sounding_domain::{access::Role, ports::Clock, Timestamp};
 use sounding_store_memory::MemoryStore;
 
-use crate::{rate_limit::RateLimiter, server::app, state::ApiState, JwtCodec, RateLimits};
+use crate::{rate_limit::RateLimiter, server::app, state::ApiState, JwtCodec, RateLimits, Traffic};
 
 const START: i64 = 1_800_000_000;
 
@@ -136,6 +140,46 @@ async fn health_endpoints_answer_without_rate_limit_headers() {
     assert_eq!(body(res).await, json!({"status": "ok"}));
     let res = test::call_service(&svc, TestRequest::get().uri("/readyz").to_request()).await;
     assert_eq!(body(res).await, json!({"status": "ready"}));
+}
+
+#[actix_web::test]
+async fn a_draining_server_is_not_ready_and_closes_each_connection_after_its_answer() {
+    let world = world(RateLimits::default()).await;
+    let traffic = Traffic::default();
+    let svc = test::init_service(
+        app(
+            web::Data::new(world.state.clone()),
+            web::Data::new(RateLimiter::new(world.state.limits)),
+        )
+        .app_data(web::Data::new(traffic.clone()))
+        .wrap(from_fn(crate::drain::track)),
+    )
+    .await;
+    let res = test::call_service(&svc, TestRequest::get().uri("/readyz").to_request()).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.response().head().keep_alive());
+
+    // Nothing is in flight, so the drain ends as soon as it has begun.
+    traffic.drain(Duration::ZERO, Duration::from_secs(1)).await;
+    let res = test::call_service(&svc, TestRequest::get().uri("/readyz").to_request()).await;
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        res.response().head().connection_type(),
+        ConnectionType::Close
+    );
+    assert_eq!(
+        body(res).await,
+        json!({"error": "Service unavailable: the server is shutting down", "statusCode": 503})
+    );
+    // Operations are still answered, each on a connection that then closes.
+    let req = post("/v1/teams.info", Some(&world.owner_key), json!({}));
+    let res = test::call_service(&svc, req.to_request()).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        res.response().head().connection_type(),
+        ConnectionType::Close
+    );
+    assert_eq!(traffic.in_flight(), 0);
 }
 
 #[actix_web::test]

@@ -12,6 +12,7 @@ mod assets;
 mod auth;
 mod call;
 mod cors;
+mod drain;
 mod dto;
 mod error;
 mod openapi;
@@ -26,6 +27,7 @@ mod state;
 
 pub use auth::jwt::{JwtCodec, WeakSecret};
 pub use cors::BrowserOrigins;
+pub use drain::Traffic;
 pub use error::ApiError;
 pub use openapi::{openapi_document, openapi_json};
 pub use server::{application, http_server, HttpOptions};

@@ -16,6 +16,7 @@ use tracing::Span;
 use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder, TracingLogger};
 
 use crate::{
+    drain::{self, Traffic},
     error::ApiError,
     params::{BodyDeadline, MAX_BODY_BYTES},
     rate_limit::RateLimiter,
@@ -59,20 +60,30 @@ impl Default for HttpOptions {
 /// through its handle. It installs no signal handlers: actix would treat SIGINT as a forced
 /// stop, and an embedding process owns its signals; `sounding serve` maps both SIGINT and
 /// SIGTERM to a graceful stop.
+///
+/// `traffic` counts the requests in flight: stop the server with [`Traffic::stop`] so that
+/// nothing a client already sent goes unanswered (`drain`).
 pub fn http_server(
     listener: TcpListener,
     state: ApiState,
     options: HttpOptions,
+    traffic: Traffic,
 ) -> std::io::Result<Server> {
     let limiter = web::Data::new(RateLimiter::new(state.limits));
     let state = web::Data::new(state);
+    let traffic = web::Data::new(traffic);
     let body_deadline = BodyDeadline(options.request_body_timeout);
-    let mut server =
-        HttpServer::new(move || app(state.clone(), limiter.clone()).app_data(body_deadline))
-            .disable_signals()
-            .shutdown_timeout(options.shutdown_timeout_secs)
-            .client_request_timeout(options.client_request_timeout)
-            .keep_alive(options.keep_alive);
+    let mut server = HttpServer::new(move || {
+        app(state.clone(), limiter.clone())
+            .app_data(body_deadline)
+            .app_data(traffic.clone())
+            // Outermost, so a request counts from its first middleware to its last.
+            .wrap(from_fn(drain::track))
+    })
+    .disable_signals()
+    .shutdown_timeout(options.shutdown_timeout_secs)
+    .client_request_timeout(options.client_request_timeout)
+    .keep_alive(options.keep_alive);
     if let Some(workers) = options.workers.filter(|n| *n > 0) {
         server = server.workers(workers);
     }

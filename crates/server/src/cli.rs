@@ -10,7 +10,6 @@ use std::{
     process::ExitCode,
 };
 
-use actix_web::dev::ServerHandle;
 use clap::{Args, Parser, Subcommand};
 use serde::Serialize;
 use sounding_app::{
@@ -469,7 +468,7 @@ async fn serve(config: Config) -> Result<(), Failure> {
              forgotten when the server stops.",
         )?;
     }
-    tokio::spawn(stop_on_signals(running.handle()));
+    tokio::spawn(stop_on_signals(running.stopper()));
     running.wait().await?;
     tracing::info!("stopped");
     Ok(())
@@ -495,9 +494,9 @@ fn bootstrap_banner(created: &CreatedTeam) -> Vec<String> {
     lines
 }
 
-/// SIGINT or SIGTERM: stop accepting, let in-flight requests finish (up to the shutdown
-/// timeout). A second signal exits at once.
-async fn stop_on_signals(handle: ServerHandle) {
+/// SIGINT or SIGTERM: answer what clients already sent (draining), stop accepting, let
+/// in-flight requests finish (up to the shutdown timeout). A second signal exits at once.
+async fn stop_on_signals(stopper: crate::Stopper) {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),
@@ -515,7 +514,7 @@ async fn stop_on_signals(handle: ServerHandle) {
         crate::SHUTDOWN_TIMEOUT_SECS
     );
     tokio::select! {
-        () = handle.stop(true) => {}
+        () = stopper.stop() => {}
         _ = int.recv() => exit_now(),
         _ = term.recv() => exit_now(),
     }

@@ -22,7 +22,7 @@ use sounding_domain::{
     webhook::TargetPolicy,
 };
 use sounding_http_actix::{
-    http_server, ApiState, BrowserOrigins, HttpOptions, JwtCodec, RateLimits,
+    http_server, ApiState, BrowserOrigins, HttpOptions, JwtCodec, RateLimits, Traffic,
 };
 use sounding_store_diesel::backup::ServingLock;
 use sounding_webhooks::{ReqwestSender, SenderOptions, SystemHostResolver};
@@ -53,6 +53,7 @@ pub struct Running {
     /// The store the server runs on (a database, or memory).
     pub store: Arc<dyn Store>,
     handle: ServerHandle,
+    traffic: Traffic,
     join: JoinHandle<io::Result<()>>,
     worker: Option<WebhookWorker>,
     retention: RetentionTask,
@@ -61,7 +62,8 @@ pub struct Running {
 }
 
 impl Running {
-    /// Stops accepting connections, lets in-flight requests finish, and waits for the end.
+    /// Answers what clients already sent (draining first, `Traffic::stop`), stops accepting
+    /// connections, lets in-flight requests finish, and waits for the end.
     pub async fn stop(self) {
         self.stop_and_wait(true).await;
     }
@@ -73,7 +75,11 @@ impl Running {
     }
 
     async fn stop_and_wait(self, graceful: bool) {
-        self.handle.stop(graceful).await;
+        if graceful {
+            self.stopper().stop().await;
+        } else {
+            self.handle.stop(false).await;
+        }
         if let Err(e) = self.wait().await {
             tracing::warn!("server ended with an error: {e:#}");
         }
@@ -84,8 +90,11 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
-    pub(crate) fn handle(&self) -> ServerHandle {
-        self.handle.clone()
+    pub(crate) fn stopper(&self) -> Stopper {
+        Stopper {
+            handle: self.handle.clone(),
+            traffic: self.traffic.clone(),
+        }
     }
 
     /// Resolves when the server has shut down (after a signal or `stop`), then stops the
@@ -100,6 +109,20 @@ impl Running {
         }
         self.retention.stop(WORKER_STOP_GRACE).await;
         served
+    }
+}
+
+/// Stops a running server gracefully from elsewhere (the signal handler).
+#[derive(Clone)]
+pub(crate) struct Stopper {
+    handle: ServerHandle,
+    traffic: Traffic,
+}
+
+impl Stopper {
+    /// Drains, then stops accepting and waits for the requests in flight (`Traffic::stop`).
+    pub(crate) async fn stop(&self) {
+        self.traffic.stop(&self.handle).await;
     }
 }
 
@@ -169,7 +192,9 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         max_blocking_threads: storage.max_connections(),
         ..HttpOptions::default()
     };
-    let server = http_server(listener, state, options).context("cannot start the HTTP server")?;
+    let traffic = Traffic::default();
+    let server = http_server(listener, state, options, traffic.clone())
+        .context("cannot start the HTTP server")?;
     let handle = server.handle();
     let join = tokio::spawn(server);
     tracing::info!("listening on http://{addr}");
@@ -218,6 +243,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         bootstrap,
         store,
         handle,
+        traffic,
         join,
         worker,
         retention,

@@ -8,7 +8,7 @@ use serde::Serialize;
 use sounding_domain::ports::StoreError;
 use utoipa::ToSchema;
 
-use crate::{dto::common::ErrorBody, error::ApiError, state::ApiState};
+use crate::{drain::Traffic, dto::common::ErrorBody, error::ApiError, state::ApiState};
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HealthStatus {
@@ -33,8 +33,8 @@ pub async fn healthz() -> HttpResponse {
 /// whole checkout timeout (5 s) for a connection.
 const READY_BUDGET: Duration = Duration::from_millis(500);
 
-/// Readiness: the database answers a ping within [`READY_BUDGET`] and, after a write failed
-/// because it was full, takes a write again.
+/// Readiness: the server is not stopping, the database answers a ping within
+/// [`READY_BUDGET`] and, after a write failed because it was full, takes a write again.
 #[utoipa::path(
     get,
     path = "/readyz",
@@ -42,10 +42,19 @@ const READY_BUDGET: Duration = Duration::from_millis(500);
     tag = "health",
     responses(
         (status = 200, description = "`{\"status\":\"ready\"}`", body = HealthStatus),
-        (status = 503, description = "`Service unavailable: the database does not answer` (also when it takes longer than 500 ms); `Service unavailable: the database is full` while it is full.", body = ErrorBody),
+        (status = 503, description = "`Service unavailable: the database does not answer` (also when it takes longer than 500 ms); `Service unavailable: the database is full` while it is full; `Service unavailable: the server is shutting down` once it has been told to stop (it still answers requests for a moment, docs/operations.md).", body = ErrorBody),
     ),
 )]
-pub async fn readyz(state: web::Data<ApiState>) -> Result<HttpResponse, ApiError> {
+pub async fn readyz(
+    state: web::Data<ApiState>,
+    traffic: Option<web::Data<Traffic>>,
+) -> Result<HttpResponse, ApiError> {
+    if traffic.is_some_and(|t| t.is_draining()) {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service unavailable: the server is shutting down",
+        ));
+    }
     // The ping left behind runs on to its own end in the blocking pool; its answer is dropped.
     match tokio::time::timeout(READY_BUDGET, state.store.ping()).await {
         Ok(ping) => readiness(ping),
