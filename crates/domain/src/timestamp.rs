@@ -89,6 +89,11 @@ impl Timestamp {
         Self(self.0 + time::Duration::seconds(secs))
     }
 
+    /// How long after `earlier` this is; zero when it is not after it.
+    pub fn since(self, earlier: Timestamp) -> std::time::Duration {
+        std::time::Duration::try_from(self.0 - earlier.0).unwrap_or_default()
+    }
+
     /// `self` moved on by `pause`, kept to whole milliseconds.
     pub fn plus(self, pause: std::time::Duration) -> Self {
         let millis = i64::try_from(pause.as_millis()).unwrap_or(i64::MAX);
@@ -162,6 +167,17 @@ impl serde::Serialize for Timestamp {
 mod tests {
     use super::*;
     use time::macros::datetime;
+
+    #[test]
+    fn since_is_the_time_between_and_never_negative() {
+        let earlier = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+        let later = earlier.plus(std::time::Duration::from_millis(2_500));
+        assert_eq!(
+            later.since(earlier),
+            std::time::Duration::from_millis(2_500)
+        );
+        assert_eq!(earlier.since(later), std::time::Duration::ZERO);
+    }
 
     #[test]
     fn prints_utc_with_milliseconds_and_z() {

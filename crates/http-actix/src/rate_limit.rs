@@ -173,6 +173,7 @@ pub async fn enforce(
         // API comes back here as a response and gets the headers.
         next.call(req).await?.map_into_boxed_body()
     } else {
+        metrics::counter!(crate::request_metrics::RATE_LIMITED_TOTAL).increment(1);
         let mut res = req.into_response(ApiError::too_many_requests().error_response());
         set(res.headers_mut(), RETRY_AFTER, decision.retry_after);
         res

@@ -20,6 +20,7 @@ use crate::{
     error::ApiError,
     params::{BodyDeadline, MAX_BODY_BYTES},
     rate_limit::RateLimiter,
+    request_metrics::{self, RecordRequests},
     routes, ApiState,
 };
 
@@ -40,6 +41,8 @@ pub struct HttpOptions {
     /// gains nothing from more than N: the extra threads only wait for a connection, each
     /// with its own stack and malloc arena (64 of them under `cargo xtask bench`).
     pub max_blocking_threads: Option<usize>,
+    /// Records request metrics through the `metrics` facade (`request_metrics`).
+    pub metrics: bool,
 }
 
 impl Default for HttpOptions {
@@ -51,6 +54,7 @@ impl Default for HttpOptions {
             request_body_timeout: Duration::from_secs(10),
             keep_alive: Duration::from_secs(5),
             max_blocking_threads: None,
+            metrics: false,
         }
     }
 }
@@ -73,11 +77,17 @@ pub fn http_server(
     let state = web::Data::new(state);
     let traffic = web::Data::new(traffic);
     let body_deadline = BodyDeadline(options.request_body_timeout);
+    let record_requests = options.metrics.then(|| web::Data::new(RecordRequests));
     let mut server = HttpServer::new(move || {
-        app(state.clone(), limiter.clone())
+        let app = app(state.clone(), limiter.clone())
             .app_data(body_deadline)
-            .app_data(traffic.clone())
-            // Outermost, so a request counts from its first middleware to its last.
+            .app_data(traffic.clone());
+        let app = match &record_requests {
+            Some(record) => app.app_data(record.clone()),
+            None => app,
+        };
+        // Outermost, so a request counts from its first middleware to its last.
+        app.wrap(from_fn(request_metrics::record))
             .wrap(from_fn(drain::track))
     })
     .disable_signals()

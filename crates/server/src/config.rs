@@ -26,6 +26,7 @@ pub const WEBHOOK_MAX_IN_FLIGHT: &str = "SOUNDING_WEBHOOK_MAX_IN_FLIGHT";
 pub const EVENT_RETENTION: &str = "SOUNDING_EVENT_RETENTION";
 pub const READ_CACHE_MB: &str = "SOUNDING_READ_CACHE_MB";
 pub const CORS_ORIGINS: &str = "SOUNDING_CORS_ORIGINS";
+pub const METRICS_BIND: &str = "SOUNDING_METRICS_BIND";
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://sounding.db";
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -37,7 +38,7 @@ pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_READ_CACHE_MB: u64 = 24;
 
 /// The variables `from_vars` reads, in the order the docs list them.
-pub const VARIABLES: [&str; 19] = [
+pub const VARIABLES: [&str; 20] = [
     DATABASE_URL,
     BIND,
     JWT_SECRET,
@@ -57,6 +58,7 @@ pub const VARIABLES: [&str; 19] = [
     EVENT_RETENTION,
     READ_CACHE_MB,
     CORS_ORIGINS,
+    METRICS_BIND,
 ];
 
 /// The webhook worker of this instance.
@@ -123,6 +125,9 @@ pub struct Config {
     /// The sites whose pages may call the public operations from a browser (CORS); empty:
     /// none.
     pub cors_origins: Vec<WebOrigin>,
+    /// Where Prometheus metrics are served (`GET /metrics`), on a listener of their own;
+    /// `None`: no metrics.
+    pub metrics_bind: Option<String>,
 }
 
 impl Config {
@@ -143,6 +148,7 @@ impl Config {
             event_retention: DEFAULT_RETENTION,
             read_cache_mb: DEFAULT_READ_CACHE_MB,
             cors_origins: Vec::new(),
+            metrics_bind: None,
         }
     }
 
@@ -256,6 +262,9 @@ impl Config {
                 )
             })?;
         }
+        if let Some(bind) = get(METRICS_BIND) {
+            config.metrics_bind = Some(bind.trim().to_owned());
+        }
         if let Some(raw) = get(WEBHOOK_RETRY_SCALE) {
             config.webhooks.retry_scale = raw
                 .trim()
@@ -304,6 +313,7 @@ impl fmt::Debug for Config {
             .field("event_retention", &self.event_retention)
             .field("read_cache_mb", &self.read_cache_mb)
             .field("cors_origins", &self.cors_origins)
+            .field("metrics_bind", &self.metrics_bind)
             .finish()
     }
 }
@@ -517,6 +527,7 @@ mod tests {
             (EVENT_RETENTION, "2s"),
             (READ_CACHE_MB, "0"),
             (CORS_ORIGINS, "https://shop.example, HTTP://LOCALHOST:3000/"),
+            (METRICS_BIND, " 127.0.0.1:9464 "),
         ])
         .unwrap();
         assert_eq!(
@@ -546,6 +557,7 @@ mod tests {
                     WebOrigin::parse("https://shop.example").unwrap(),
                     WebOrigin::parse("http://localhost:3000").unwrap(),
                 ],
+                metrics_bind: Some("127.0.0.1:9464".into()),
             }
         );
     }

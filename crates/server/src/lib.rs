@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+mod monitoring;
 pub mod retention;
 mod storage;
 mod telemetry;
@@ -14,6 +15,7 @@ use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use actix_web::dev::ServerHandle;
 use anyhow::{anyhow, Context as _};
+use monitoring::MetricsEndpoint;
 use rand::{distributions::Alphanumeric, rngs::OsRng, Rng as _};
 use retention::RetentionTask;
 use sounding_app::teams::{bootstrap_default_team, CreatedTeam};
@@ -52,8 +54,11 @@ pub struct Running {
     pub bootstrap: Option<CreatedTeam>,
     /// The store the server runs on (a database, or memory).
     pub store: Arc<dyn Store>,
+    /// Where Prometheus metrics are served, when they are (`SOUNDING_METRICS_BIND`).
+    pub metrics_addr: Option<SocketAddr>,
     handle: ServerHandle,
     traffic: Traffic,
+    metrics: Option<MetricsEndpoint>,
     join: JoinHandle<io::Result<()>>,
     worker: Option<WebhookWorker>,
     retention: RetentionTask,
@@ -104,6 +109,9 @@ impl Running {
             Ok(result) => result.context("the HTTP server failed"),
             Err(e) => Err(anyhow!("the HTTP server task failed: {e}")),
         };
+        if let Some(metrics) = self.metrics {
+            metrics.stop().await;
+        }
         if let Some(worker) = self.worker {
             worker.stop(WORKER_STOP_GRACE).await;
         }
@@ -163,6 +171,11 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
     let listener = std::net::TcpListener::bind(&config.bind)
         .with_context(|| format!("cannot listen on {}", config.bind))?;
     let addr = listener.local_addr()?;
+    let metrics = config
+        .metrics_bind
+        .as_deref()
+        .map(|bind| MetricsEndpoint::start(bind, storage.clone()))
+        .transpose()?;
 
     let bootstrap = bootstrap_default_team(&*store, &*clock)
         .await
@@ -190,6 +203,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         request_body_timeout: config.request_body_timeout,
         // The store's queries run on the blocking pool, at most one per pooled connection.
         max_blocking_threads: storage.max_connections(),
+        metrics: metrics.is_some(),
         ..HttpOptions::default()
     };
     let traffic = Traffic::default();
@@ -242,8 +256,10 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         addr,
         bootstrap,
         store,
+        metrics_addr: metrics.as_ref().map(|m| m.addr),
         handle,
         traffic,
+        metrics,
         join,
         worker,
         retention,

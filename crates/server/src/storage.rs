@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context as _};
 use sounding_domain::ports::Store;
-use sounding_store_diesel::{DieselStore, EventsCommitted, PoolOptions};
+use sounding_store_diesel::{DieselStore, EventsCommitted, PoolConnections, PoolOptions};
 use sounding_store_memory::MemoryStore;
 
 /// The database URL that selects the in-memory store.
@@ -19,6 +19,7 @@ pub fn is_memory(url: &str) -> bool {
 }
 
 /// The store a server runs on.
+#[derive(Clone)]
 pub(crate) enum Storage {
     Database(Arc<DieselStore>),
     Memory(Arc<MemoryStore>),
@@ -57,6 +58,14 @@ impl Storage {
     pub(crate) fn max_connections(&self) -> Option<usize> {
         match self {
             Self::Database(store) => usize::try_from(store.max_connections()).ok(),
+            Self::Memory(_) => None,
+        }
+    }
+
+    /// The request pool's connections now; `None` in memory (no pool).
+    pub(crate) fn pool_connections(&self) -> Option<PoolConnections> {
+        match self {
+            Self::Database(store) => Some(store.pool_connections()),
             Self::Memory(_) => None,
         }
     }

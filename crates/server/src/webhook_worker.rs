@@ -9,14 +9,17 @@
 
 use std::{sync::Arc, time::Duration};
 
-use sounding_app::automation::{dispatch_once, DispatchOptions};
+use sounding_app::automation::{dispatch_once, DispatchOptions, DispatchReport};
 use sounding_domain::ports::{Clock, Store, WebhookSender};
 use tokio::{
     sync::{watch, Notify},
     task::JoinHandle,
 };
 
-use crate::config::WebhookConfig;
+use crate::{
+    config::WebhookConfig,
+    monitoring::{OUTCOMES, WEBHOOK_DELIVERIES_TOTAL, WEBHOOK_DELIVERY_LAG_SECONDS},
+};
 
 /// A running worker; `stop` ends it gracefully.
 pub struct WebhookWorker {
@@ -58,6 +61,24 @@ impl WebhookWorker {
     }
 }
 
+/// The pass's attempts, in the Prometheus metrics (no-ops when none are served).
+fn record(report: &DispatchReport) {
+    let [delivered, retry, failed] = OUTCOMES;
+    for (outcome, n) in [
+        (delivered, report.delivered),
+        (retry, report.retried),
+        (failed, report.failed),
+    ] {
+        if n > 0 {
+            metrics::counter!(WEBHOOK_DELIVERIES_TOTAL, "outcome" => outcome)
+                .increment(u64::try_from(n).unwrap_or(u64::MAX));
+        }
+    }
+    for lag in &report.delivery_lags {
+        metrics::histogram!(WEBHOOK_DELIVERY_LAG_SECONDS).record(lag.as_secs_f64());
+    }
+}
+
 /// How long a woken worker waits for more events before its pass.
 const COALESCE: Duration = Duration::from_millis(5);
 
@@ -79,6 +100,7 @@ async fn run(
             Ok(report) => {
                 if report.attempted > 0 {
                     tracing::debug!(?report, "webhook pass");
+                    record(&report);
                 }
                 report.busy()
             }

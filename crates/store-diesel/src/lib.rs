@@ -82,6 +82,15 @@ pub struct DieselStore {
     full: Arc<AtomicBool>,
 }
 
+/// Open database connections by what they are doing (`DieselStore::pool_connections`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolConnections {
+    /// Checked out, running a query or a transaction.
+    pub in_use: u32,
+    /// Open and waiting in the pool.
+    pub idle: u32,
+}
+
 /// A callback run after each commit that wrote outbox events.
 pub type EventsCommitted = Arc<dyn Fn() + Send + Sync>;
 
@@ -199,7 +208,17 @@ impl DieselStore {
         })?
     }
 
-    /// The most connections this store's pool opens.
+    /// The connections this store's pools (with SQLite's readers) hold now, for monitoring.
+    pub fn pool_connections(&self) -> PoolConnections {
+        let mut total = PoolConnections::default();
+        for pool in std::iter::once(&self.pool).chain(self.readers.as_ref()) {
+            let state = pool.state();
+            total.idle += state.idle_connections;
+            total.in_use += state.connections.saturating_sub(state.idle_connections);
+        }
+        total
+    }
+
     /// The most queries this store runs at once (its pool's size).
     pub fn max_connections(&self) -> u32 {
         self.pool.max_size()

@@ -310,6 +310,17 @@ impl WebhookStore for MemoryStore {
         Ok(())
     }
 
+    async fn pending_deliveries(&self, at_most: i64) -> StoreResult<i64> {
+        let s = self.state();
+        let pending = s
+            .deliveries
+            .values()
+            .filter(|row| row.delivery.status == DeliveryStatus::Pending)
+            .take(usize::try_from(at_most).unwrap_or(0))
+            .count();
+        Ok(i64::try_from(pending).unwrap_or(i64::MAX))
+    }
+
     async fn redeliver(&self, team: TeamId, id: DeliveryId, now: Timestamp) -> StoreResult<bool> {
         let mut s = self.state();
         let Some(webhook) = s

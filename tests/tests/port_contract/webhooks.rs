@@ -501,8 +501,20 @@ pub async fn attempts_move_deliveries_through_retry_delivered_and_failed(store: 
     let refused = subscribed(&*store, team, EventKind::NewFeedback, "https://no.example/").await;
     let e = appended(&*store, team, EventKind::NewFeedback, 1).await;
     let due = at("2026-03-04T06:00:00.000Z");
+    assert_eq!(store.pending_deliveries(100).await.unwrap(), 0);
     store.fan_out(due, 10).await.unwrap();
+    assert_eq!(store.pending_deliveries(100).await.unwrap(), 3);
+    assert_eq!(
+        store.pending_deliveries(2).await.unwrap(),
+        2,
+        "counts at most 2"
+    );
     assert_eq!(lease(&*store, "w", due).await.len(), 3);
+    assert_eq!(
+        store.pending_deliveries(100).await.unwrap(),
+        3,
+        "leased is pending"
+    );
 
     // A failure to retry: pending again, due later, the attempt on record.
     let r = delivery_of(&*store, team, e.id, retried.id).await;
@@ -583,6 +595,11 @@ pub async fn attempts_move_deliveries_through_retry_delivered_and_failed(store: 
     };
     assert_eq!(read(&*store, team, f.id).await, failed);
     assert!(store.webhook(team, refused.id).await.unwrap().is_some());
+    assert_eq!(
+        store.pending_deliveries(100).await.unwrap(),
+        1,
+        "only the retried one is pending"
+    );
 
     // Done deliveries take no more attempts, even from the last holder.
     let again = delivered_at(due.plus_seconds(2));

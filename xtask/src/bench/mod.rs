@@ -38,13 +38,15 @@ use report::{Engine, Lag, Report, Run, Scenario};
 
 const USAGE: &str = "\
 usage: cargo xtask bench [--quick] [--engine sqlite|postgres|all] [--scenario S1,S2,...]
-                         [--scale N] [--no-docs]
+                         [--scale N] [--metrics] [--no-docs]
 
   --quick      5 s per run, one repetition, 1 s warm-up: a smoke check (speed is not judged)
   --engine     the database(s) to measure (default: all)
   --scenario   only these scenarios: B0 (the baseline, always runs), S1..S8
   --scale N    also seed N times the data (N > 1) on a fresh database and measure every
                scenario again: scale 1 and scale N side by side, with their ratio (default 1)
+  --metrics    serve Prometheus metrics while measuring (SOUNDING_METRICS_BIND on loopback), to
+               compare with a run without: the cost of having them on
   --no-docs    leave docs/benchmarks.md alone (results.json is still written)";
 
 /// Connections of a full-speed run: enough to keep every server worker busy.
@@ -174,6 +176,7 @@ struct Options {
     scenarios: Vec<&'static Def>,
     docs: bool,
     scale: usize,
+    metrics: bool,
 }
 
 impl Options {
@@ -184,12 +187,14 @@ impl Options {
             scenarios: SCENARIOS.iter().collect(),
             docs: true,
             scale: 1,
+            metrics: false,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "--quick" => options.quick = true,
                 "--no-docs" => options.docs = false,
+                "--metrics" => options.metrics = true,
                 "--scale" => {
                     let raw = args.next();
                     options.scale = match raw.map(|n| n.parse::<usize>()) {
@@ -411,6 +416,7 @@ pub fn run(args: &[String]) -> Result<u8> {
                 layout: &layout,
                 timing: &timing,
                 interrupted: &interrupted,
+                metrics: options.metrics,
             };
             engines.push(bench.run(&options.scenarios, postgres_bin.as_deref())?);
         }
@@ -426,7 +432,11 @@ pub fn run(args: &[String]) -> Result<u8> {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
             .unwrap_or_default(),
         machine,
-        layout: layout.describe(),
+        layout: if options.metrics {
+            format!("{}; Prometheus metrics on (`--metrics`)", layout.describe())
+        } else {
+            layout.describe()
+        },
         engines,
     };
     let json_path = out_dir.join("results.json");
@@ -470,6 +480,8 @@ struct EngineBench<'a> {
     layout: &'a Layout,
     timing: &'a Timing,
     interrupted: &'a AtomicBool,
+    /// Whether the server serves Prometheus metrics (`--metrics`).
+    metrics: bool,
 }
 
 /// The processes whose CPU time counts as the server's.
@@ -619,6 +631,10 @@ impl EngineBench<'_> {
             ),
             // The S7 receiver listens on loopback.
             ("SOUNDING_WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
+            (
+                "SOUNDING_METRICS_BIND",
+                if self.metrics { "127.0.0.1:0" } else { "" }.to_owned(),
+            ),
         ];
         let mut child = procs::spawn_pinned(
             self.layout.server_cores.as_deref(),

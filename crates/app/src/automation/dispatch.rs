@@ -46,7 +46,7 @@ impl DispatchOptions {
 }
 
 /// What one pass did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DispatchReport {
     /// Outbox events this pass fanned out into deliveries.
     pub fanned_out: usize,
@@ -56,6 +56,12 @@ pub struct DispatchReport {
     pub attempted: usize,
     /// Attempts the target answered with a 2xx.
     pub delivered: usize,
+    /// Attempts that failed and will be tried again.
+    pub retried: usize,
+    /// Attempts after which the delivery was given up.
+    pub failed: usize,
+    /// For each delivered attempt, how long after its fan-out the delivery arrived.
+    pub delivery_lags: Vec<Duration>,
 }
 
 impl DispatchReport {
@@ -98,11 +104,19 @@ pub async fn dispatch_once(
         fanned_out,
         fan_out_full: i64::try_from(fanned_out).unwrap_or(i64::MAX) >= options.fan_out_batch,
         attempted: leased.len(),
-        delivered: 0,
+        ..DispatchReport::default()
     };
-    for result in results {
-        if result? {
-            report.delivered += 1;
+    for (lease, result) in leased.iter().zip(results) {
+        let record = result?;
+        match record.result {
+            AttemptResult::Delivered => {
+                report.delivered += 1;
+                report
+                    .delivery_lags
+                    .push(record.at.since(lease.delivery.created_at));
+            }
+            AttemptResult::Retry { .. } => report.retried += 1,
+            AttemptResult::Failed { .. } => report.failed += 1,
         }
     }
     Ok(report)
@@ -145,14 +159,14 @@ fn target_key(target_url: &str) -> String {
     }
 }
 
-/// Sends one leased delivery and records what happened; whether it was delivered.
+/// Sends one leased delivery and records what happened, which it returns.
 async fn attempt(
     webhooks: &dyn WebhookStore,
     sender: &dyn WebhookSender,
     clock: &dyn Clock,
     options: &DispatchOptions,
     lease: &LeasedDelivery,
-) -> AppResult<bool> {
+) -> AppResult<AttemptRecord> {
     let started = clock.now();
     let request = WebhookRequest {
         url: lease.delivery.target_url.clone(),
@@ -164,7 +178,6 @@ async fn attempt(
     let outcome = sender.send(&request).await;
     let at = clock.now();
     let result = decide(lease, &outcome, at, options.retry_scale, rand::random());
-    let delivered = result == AttemptResult::Delivered;
     let record = AttemptRecord {
         at,
         outcome,
@@ -176,7 +189,7 @@ async fn attempt(
     {
         tracing::warn!(delivery = %lease.delivery.id, "lease lost before the attempt was recorded");
     }
-    Ok(delivered)
+    Ok(record)
 }
 
 /// Delivered on 2xx; given up on 410 or when the schedule or the 24-hour horizon runs out;
@@ -382,7 +395,8 @@ mod tests {
                 fanned_out: 3,
                 fan_out_full: false,
                 attempted: 1,
-                delivered: 0
+                retried: 1,
+                ..DispatchReport::default()
             }
         );
     }
@@ -393,7 +407,7 @@ mod tests {
             fanned_out,
             fan_out_full,
             attempted,
-            delivered: 0,
+            ..DispatchReport::default()
         };
         assert!(!report(0, false, 0).busy());
         // Under steady writes every pass fans out a few events: waiting for the next signal,

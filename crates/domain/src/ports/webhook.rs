@@ -66,6 +66,9 @@ pub trait WebhookStore: Send + Sync {
         id: crate::ids::DeliveryId,
         now: Timestamp,
     ) -> StoreResult<bool>;
+    /// How many deliveries are pending (due now or waiting for a retry), counting no further
+    /// than `at_most`: the size of the backlog, for monitoring, at a cost bounded by `at_most`.
+    async fn pending_deliveries(&self, at_most: i64) -> StoreResult<i64>;
     /// Retention: deletes up to `limit` finished deliveries last changed before `before`, then
     /// up to `limit` outbox events fanned out before `before` with no delivery left
     /// (`retention`'s rules) — one short transaction. Pending deliveries, events not yet

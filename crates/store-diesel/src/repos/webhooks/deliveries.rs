@@ -272,6 +272,20 @@ pub(super) fn any_due(conn: &mut DbConnection, now: Timestamp) -> DbResult<bool>
     Ok(count(&due, conn)? > 0)
 }
 
+/// Pending deliveries, counted no further than `at_most` (through the partial index
+/// `webhook_deliveries_due_idx`, which holds exactly the pending ones).
+pub(super) fn pending(conn: &mut DbConnection, at_most: i64) -> DbResult<i64> {
+    let mut pending = RawSql::new();
+    pending
+        .push(
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_deliveries d \
+             WHERE d.status = 'pending' LIMIT ",
+        )
+        .param(Param::BigInt(at_most.max(0)))
+        .push(") pending");
+    count(&pending, conn)
+}
+
 /// Leases up to `request.limit` due deliveries whose lease is free or expired to the
 /// request's owner until `request.until()`, with their bodies and secrets. A delivery whose
 /// subscription is gone ends `failed` instead (or whose event is: nothing left to send).

@@ -173,6 +173,11 @@ impl WebhookStore for DieselStore {
             .await
     }
 
+    async fn pending_deliveries(&self, at_most: i64) -> StoreResult<i64> {
+        self.run_read(move |conn| deliveries::pending(conn, at_most))
+            .await
+    }
+
     async fn prune_finished(&self, before: Timestamp, limit: i64) -> StoreResult<Pruned> {
         // The worker's own bookkeeping: a lost commit only leaves rows for the next prune.
         self.run(move |conn| worker_tx(conn, |conn| prune::prune(conn, before, limit)))
