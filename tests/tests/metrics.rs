@@ -86,15 +86,39 @@ async fn metrics_are_served(database_url: &str, has_pool: bool) {
         .expect("create");
         assert_eq!(res.status(), 200);
     }
-    // The sixth call with this key is its last; the seventh is refused.
+    // Five calls with the key so far; the sixth (below) is its last, the seventh refused.
     let res = call("feedbacks.create", json!({ "title": "" }))
         .await
         .expect("bad create");
     assert_eq!(res.status(), 400);
-    let _ = call("teams.info", json!({})).await.expect("teams.info");
-    let refused = call("teams.info", json!({})).await.expect("refused");
-    assert_eq!(refused.status(), 429);
-    // Under the other prefix, and unknown paths and operations, by their bounded names.
+    // Either prefix, one operation.
+    let res = op_request(
+        &client,
+        &server.base_url,
+        "teams.info",
+        Some(&key),
+        &json!({}),
+    )
+    .send()
+    .await
+    .expect("teams.info");
+    assert_eq!(res.status(), 200);
+    let res = client
+        .post(format!("{}/api/v1/teams.info", server.base_url))
+        .bearer_auth(&key)
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("teams.info under /api/v1");
+    assert_eq!(res.status(), 429, "the key's seventh call");
+    // Unknown paths and operations, by one bounded name.
+    let res = client
+        .post(format!("{}/v1/no.such-operation-{board}", server.base_url))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("unknown operation");
+    assert_eq!(res.status(), 404);
     let res = client
         .get(format!("{}/healthz", server.base_url))
         .send()
@@ -143,6 +167,10 @@ async fn metrics_are_served(database_url: &str, has_pool: bool) {
         1.0,
     );
     expect(
+        r#"sounding_http_requests_total{operation="teams.info",status="200"}"#,
+        1.0,
+    );
+    expect(
         r#"sounding_http_requests_total{operation="teams.info",status="429"}"#,
         1.0,
     );
@@ -152,7 +180,7 @@ async fn metrics_are_served(database_url: &str, has_pool: bool) {
     );
     expect(
         r#"sounding_http_requests_total{operation="unmatched",status="404"}"#,
-        1.0,
+        2.0,
     );
     expect(
         r#"sounding_http_request_duration_seconds_count{operation="feedbacks.create"}"#,
@@ -171,7 +199,7 @@ async fn metrics_are_served(database_url: &str, has_pool: bool) {
     expect("sounding_webhook_delivery_lag_seconds_count", 2.0);
     expect("sounding_webhook_pending", 0.0);
     assert!(
-        !text.contains(&board) && !text.contains("/no/such/path"),
+        !text.contains(&board) && !text.contains("no/such") && !text.contains("no.such"),
         "no ids or raw paths in labels:\n{text}"
     );
     assert!(

@@ -224,6 +224,8 @@ impl Client {
                 _ => {}
             }
             let pause = match self {
+                // Mostly short pauses, sometimes one longer than the drain's quiet window.
+                Client::KeepAlive if rng.gen_bool(0.1) => rng.gen_range(100..400),
                 Client::KeepAlive => rng.gen_range(0..25),
                 Client::FreshConnection => rng.gen_range(0..5),
                 Client::Export => rng.gen_range(0..50),

@@ -322,6 +322,19 @@ impl Delivery {
             created_at: now,
         }
     }
+
+    /// When the delivery was last queued, from which its delivery lag counts: its fan-out or
+    /// its latest redelivery, the time it was due while it is not yet attempted (both set
+    /// it due at once); once it is being retried, its first attempt since (the wait before
+    /// that attempt is then left out, a worker's pass at most).
+    pub fn queued_at(&self) -> Timestamp {
+        let since = if self.attempts == 0 {
+            self.next_attempt_at
+        } else {
+            self.first_attempt_at
+        };
+        since.unwrap_or(self.created_at)
+    }
 }
 
 /// A worker asking for due deliveries (`WebhookStore::lease_deliveries`): up to `limit` of
@@ -431,6 +444,42 @@ pub fn retry_delay(failed_attempts: u32, scale: f64, jitter: f64) -> Option<Dura
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_delivery_is_queued_at_its_fan_out_or_redelivery_and_retries_count_from_the_first_attempt()
+    {
+        let at = |secs: i64| Timestamp::from_unix_seconds(1_800_000_000 + secs).unwrap();
+        let webhook = WebhookSubscription {
+            id: crate::WebhookId::new(),
+            team_id: crate::TeamId::new(),
+            target_url: "https://hooks.example.com/".into(),
+            event: EventKind::NewFeedback,
+            secret: "whsec_x".into(),
+            created_at: at(0),
+        };
+        let fanned = Delivery::fanned_out(
+            DeliveryId::new(),
+            (EventId::new(), "new_feedback"),
+            &webhook,
+            at(10),
+        );
+        assert_eq!(fanned.queued_at(), at(10));
+        let retried = Delivery {
+            attempts: 2,
+            first_attempt_at: Some(at(11)),
+            next_attempt_at: Some(at(40)),
+            ..fanned.clone()
+        };
+        assert_eq!(retried.queued_at(), at(11));
+        // A redelivery a week later: attempts and first attempt reset, due at once.
+        let redelivered = Delivery {
+            attempts: 0,
+            first_attempt_at: None,
+            next_attempt_at: Some(at(604_800)),
+            ..retried
+        };
+        assert_eq!(redelivered.queued_at(), at(604_800));
+    }
 
     #[test]
     fn a_target_urls_limit_counts_characters_not_bytes() {

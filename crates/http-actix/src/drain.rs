@@ -7,9 +7,12 @@
 //!
 //! So a stop first *drains*: the server keeps accepting and answering, every answer carries
 //! `Connection: close` (a client's next request opens a new connection instead of racing the
-//! close), and `/readyz` answers 503 so balancers send traffic elsewhere. Once no request has
-//! been in flight for [`QUIET`] (or after [`DRAIN_LIMIT`] under steady load), actix's
-//! graceful stop closes the listener and waits for the requests still running.
+//! close), and `/readyz` answers 503. Once no request has been in flight for [`QUIET`] (or
+//! after [`DRAIN_LIMIT`] under steady load), actix's graceful stop closes the listener and
+//! waits for the requests still running. Everything sent before the signal has arrived by
+//! then; a keep-alive connection that stayed idle through the whole drain is closed by that
+//! stop, and a request it sends at that very instant can still meet the close, as with any
+//! HTTP/1.1 server closing an idle connection.
 
 use std::{
     sync::{
@@ -53,7 +56,8 @@ impl Traffic {
         self.0.draining.load(Ordering::Relaxed)
     }
 
-    /// Requests being answered now.
+    /// Requests whose handlers are running now. A streamed body may still be going out after
+    /// its handler returned: actix's graceful stop waits for those.
     pub fn in_flight(&self) -> usize {
         self.0.in_flight.load(Ordering::Relaxed)
     }
@@ -84,7 +88,7 @@ impl Traffic {
         }
         tracing::info!(
             in_flight = self.in_flight(),
-            "clients kept sending; closing the listener after {limit:?} of draining"
+            "requests kept coming or running; closing the listener after {limit:?} of draining"
         );
     }
 

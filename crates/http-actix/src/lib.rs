@@ -28,10 +28,12 @@ mod state;
 
 pub use auth::jwt::{JwtCodec, WeakSecret};
 pub use cors::BrowserOrigins;
-pub use drain::Traffic;
+pub use drain::{Traffic, DRAIN_LIMIT};
 pub use error::ApiError;
 pub use openapi::{openapi_document, openapi_json};
-pub use request_metrics::{RATE_LIMITED_TOTAL, REQUESTS_TOTAL, REQUEST_DURATION_SECONDS};
+pub use request_metrics::{
+    describe_metrics, RATE_LIMITED_TOTAL, REQUESTS_TOTAL, REQUEST_DURATION_SECONDS,
+};
 pub use server::{application, http_server, HttpOptions};
 pub use sounding_domain::ports::{Clock, TokenCodec};
 pub use state::{ApiState, RateLimits};

@@ -23,6 +23,25 @@ pub const RATE_LIMITED_TOTAL: &str = "sounding_rate_limited_total";
 /// The label of requests no route matched.
 const UNMATCHED: &str = "unmatched";
 
+/// Describes the metrics recorded here, and exports the rate limit's counter from the start
+/// (at 0), for the recorder the server installs.
+pub fn describe_metrics() {
+    metrics::describe_counter!(
+        REQUESTS_TOTAL,
+        "HTTP requests answered, by operation and status."
+    );
+    metrics::describe_histogram!(
+        REQUEST_DURATION_SECONDS,
+        metrics::Unit::Seconds,
+        "Time to answer an HTTP request (to its response head), by operation."
+    );
+    metrics::describe_counter!(
+        RATE_LIMITED_TOTAL,
+        "Requests refused by the rate limit (429)."
+    );
+    metrics::counter!(RATE_LIMITED_TOTAL).absolute(0);
+}
+
 /// App data that turns the recording on (the server adds it when metrics are served).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RecordRequests;

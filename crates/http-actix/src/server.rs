@@ -86,8 +86,8 @@ pub fn http_server(
             Some(record) => app.app_data(record.clone()),
             None => app,
         };
-        // Outermost, so a request counts from its first middleware to its last.
         app.wrap(from_fn(request_metrics::record))
+            // Outermost, so a request counts from its first middleware to its last.
             .wrap(from_fn(drain::track))
     })
     .disable_signals()

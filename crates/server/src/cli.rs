@@ -510,7 +510,9 @@ async fn stop_on_signals(stopper: crate::Stopper) {
         _ = term.recv() => "SIGTERM",
     };
     tracing::info!(
-        "{name} received; finishing in-flight requests (at most {}s, signal again to stop now)",
+        "{name} received; draining (at most {}s), then finishing in-flight requests (at most {}s); \
+         signal again to stop now",
+        sounding_http_actix::DRAIN_LIMIT.as_secs(),
         crate::SHUTDOWN_TIMEOUT_SECS
     );
     tokio::select! {

@@ -10,7 +10,7 @@
 use std::{
     io,
     net::{SocketAddr, TcpListener},
-    sync::OnceLock,
+    sync::{Mutex, PoisonError},
     time::Duration,
 };
 
@@ -18,7 +18,7 @@ use actix_web::{dev::ServerHandle, http::header::ContentType, web, App, HttpResp
 use anyhow::{anyhow, Context as _};
 use metrics::Unit;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use sounding_http_actix::{RATE_LIMITED_TOTAL, REQUESTS_TOTAL, REQUEST_DURATION_SECONDS};
+use sounding_http_actix::REQUEST_DURATION_SECONDS;
 use tokio::task::JoinHandle;
 
 use crate::storage::Storage;
@@ -118,11 +118,21 @@ async fn metrics(scrape: web::Data<Scrape>) -> HttpResponse {
         metrics::gauge!(DB_POOL_CONNECTIONS, "state" => "idle").set(pool.idle);
     }
     let store = scrape.storage.store();
-    match tokio::time::timeout(PENDING_BUDGET, store.pending_deliveries(PENDING_AT_MOST)).await {
-        Ok(Ok(pending)) => metrics::gauge!(WEBHOOK_PENDING).set(pending as f64),
-        Ok(Err(e)) => tracing::warn!(error = %e, "metrics: cannot count pending deliveries"),
-        Err(_) => tracing::warn!("metrics: counting pending deliveries took too long"),
-    }
+    // A failed count shows as NaN rather than as the last count, which would look current.
+    let pending =
+        match tokio::time::timeout(PENDING_BUDGET, store.pending_deliveries(PENDING_AT_MOST)).await
+        {
+            Ok(Ok(pending)) => pending as f64,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "metrics: cannot count pending deliveries");
+                f64::NAN
+            }
+            Err(_) => {
+                tracing::warn!("metrics: counting pending deliveries took too long");
+                f64::NAN
+            }
+        };
+    metrics::gauge!(WEBHOOK_PENDING).set(pending);
     HttpResponse::Ok()
         .content_type(ContentType(
             "text/plain; version=0.0.4; charset=utf-8"
@@ -135,8 +145,9 @@ async fn metrics(scrape: web::Data<Scrape>) -> HttpResponse {
 /// The process's Prometheus recorder, installed as the `metrics` facade's global recorder on
 /// first use (a process has one; servers started in one process share it).
 fn recorder() -> anyhow::Result<PrometheusHandle> {
-    static RECORDER: OnceLock<PrometheusHandle> = OnceLock::new();
-    if let Some(handle) = RECORDER.get() {
+    static RECORDER: Mutex<Option<PrometheusHandle>> = Mutex::new(None);
+    let mut installed = RECORDER.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(handle) = &*installed {
         return Ok(handle.clone());
     }
     let handle = PrometheusBuilder::new()
@@ -153,42 +164,30 @@ fn recorder() -> anyhow::Result<PrometheusHandle> {
         .and_then(PrometheusBuilder::install_recorder)
         .map_err(|e| anyhow!("cannot install the metrics recorder: {e}"))?;
     describe();
-    Ok(RECORDER.get_or_init(|| handle).clone())
+    *installed = Some(handle.clone());
+    Ok(handle)
 }
 
 fn describe() {
-    metrics::describe_counter!(
-        REQUESTS_TOTAL,
-        "HTTP requests answered, by operation and status."
-    );
-    metrics::describe_histogram!(
-        REQUEST_DURATION_SECONDS,
-        Unit::Seconds,
-        "Time to answer an HTTP request (to its response head), by operation."
-    );
-    metrics::describe_counter!(
-        RATE_LIMITED_TOTAL,
-        "Requests refused by the rate limit (429)."
-    );
+    sounding_http_actix::describe_metrics();
     metrics::describe_counter!(
         WEBHOOK_DELIVERIES_TOTAL,
         "Webhook delivery attempts by outcome: delivered, retry (failed, tried again later) or failed (given up)."
     );
     metrics::describe_gauge!(
         WEBHOOK_PENDING,
-        "Webhook deliveries pending (due or waiting for a retry); counted up to 100000."
+        "Webhook deliveries pending (due or waiting for a retry), counted up to 100000; NaN when the last count failed."
     );
     metrics::describe_histogram!(
         WEBHOOK_DELIVERY_LAG_SECONDS,
         Unit::Seconds,
-        "Time from an event's fan-out to its delivery's successful attempt."
+        "Time from a delivery's queueing (its fan-out or redelivery) to its successful attempt."
     );
     metrics::describe_gauge!(
         DB_POOL_CONNECTIONS,
         "Open database connections of the request pool, by state (in_use, idle)."
     );
-    // Exported from the start, so a rate or an alert has a series before the first event.
-    metrics::counter!(RATE_LIMITED_TOTAL).absolute(0);
+    // Exported from the start, so a rate or an alert has a series before the first attempt.
     for outcome in OUTCOMES {
         metrics::counter!(WEBHOOK_DELIVERIES_TOTAL, "outcome" => outcome).absolute(0);
     }

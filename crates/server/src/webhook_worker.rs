@@ -3,6 +3,9 @@
 //! waiting for the in-process signal (a commit that wrote outbox events) or the poll interval — the
 //! poll is how deliveries due for a retry, and events written by other instances, are found.
 //!
+//! Each pass's attempts go into the Prometheus metrics (`monitoring`): by outcome, and the
+//! lag of those delivered.
+//!
 //! Stopping lets the pass under way finish (its attempts are bounded by the sender's
 //! timeout) and takes no new one. Deliveries leased by a process that died are retried once
 //! their lease expires.

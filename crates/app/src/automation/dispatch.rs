@@ -52,7 +52,8 @@ pub struct DispatchReport {
     pub fanned_out: usize,
     /// Whether the fan-out took a full batch, so more events may be waiting.
     pub fan_out_full: bool,
-    /// Deliveries sent (leased and attempted), whatever their outcome.
+    /// Deliveries sent (leased and attempted), whatever their outcome. The counts below
+    /// leave out attempts whose lease was lost before they were recorded.
     pub attempted: usize,
     /// Attempts the target answered with a 2xx.
     pub delivered: usize,
@@ -60,7 +61,8 @@ pub struct DispatchReport {
     pub retried: usize,
     /// Attempts after which the delivery was given up.
     pub failed: usize,
-    /// For each delivered attempt, how long after its fan-out the delivery arrived.
+    /// For each delivered attempt, how long after it was queued (`Delivery::queued_at`) the
+    /// delivery arrived.
     pub delivery_lags: Vec<Duration>,
 }
 
@@ -107,13 +109,16 @@ pub async fn dispatch_once(
         ..DispatchReport::default()
     };
     for (lease, result) in leased.iter().zip(results) {
-        let record = result?;
+        // An attempt whose lease was lost is not on record: the next holder's attempt counts.
+        let Some(record) = result? else {
+            continue;
+        };
         match record.result {
             AttemptResult::Delivered => {
                 report.delivered += 1;
                 report
                     .delivery_lags
-                    .push(record.at.since(lease.delivery.created_at));
+                    .push(record.at.since(lease.delivery.queued_at()));
             }
             AttemptResult::Retry { .. } => report.retried += 1,
             AttemptResult::Failed { .. } => report.failed += 1,
@@ -159,14 +164,15 @@ fn target_key(target_url: &str) -> String {
     }
 }
 
-/// Sends one leased delivery and records what happened, which it returns.
+/// Sends one leased delivery and records what happened: the record, or `None` when the
+/// lease was lost before it could be written.
 async fn attempt(
     webhooks: &dyn WebhookStore,
     sender: &dyn WebhookSender,
     clock: &dyn Clock,
     options: &DispatchOptions,
     lease: &LeasedDelivery,
-) -> AppResult<AttemptRecord> {
+) -> AppResult<Option<AttemptRecord>> {
     let started = clock.now();
     let request = WebhookRequest {
         url: lease.delivery.target_url.clone(),
@@ -188,8 +194,9 @@ async fn attempt(
         .await?
     {
         tracing::warn!(delivery = %lease.delivery.id, "lease lost before the attempt was recorded");
+        return Ok(None);
     }
-    Ok(record)
+    Ok(Some(record))
 }
 
 /// Delivered on 2xx; given up on 410 or when the schedule or the 24-hour horizon runs out;

@@ -174,7 +174,7 @@ impl WebhookStore for DieselStore {
     }
 
     async fn pending_deliveries(&self, at_most: i64) -> StoreResult<i64> {
-        self.run_read(move |conn| deliveries::pending(conn, at_most))
+        self.run_read_one(move |conn| deliveries::pending(conn, at_most))
             .await
     }
 
