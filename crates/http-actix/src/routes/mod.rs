@@ -28,7 +28,9 @@ pub mod users;
 
 use actix_web::{middleware::from_fn, web, FromRequest, Handler, Responder};
 
-use crate::{auth::middleware::resolve_caller, cors, openapi, rate_limit};
+use crate::{
+    auth::middleware::resolve_caller, cors, openapi, rate_limit, request_metrics::RouteName,
+};
 
 /// Every operation of the API: its name (the path after the prefix) and what serves it.
 fn operations(cfg: &mut web::ServiceConfig) {
@@ -161,7 +163,7 @@ fn operations(cfg: &mut web::ServiceConfig) {
     operation(cfg, "api-keys.delete", api_keys::delete);
 }
 
-fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &str, handler: F)
+fn operation<F, Args>(cfg: &mut web::ServiceConfig, name: &'static str, handler: F)
 where
     F: Handler<Args>,
     Args: FromRequest + 'static,
@@ -169,6 +171,7 @@ where
 {
     cfg.service(
         web::resource(format!("/{name}"))
+            .app_data(RouteName(name))
             .route(web::post().to(handler))
             .default_service(web::to(fallback::post_only)),
     );
@@ -205,11 +208,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     crate::assets::configure(cfg);
     cfg.service(
         web::resource("/healthz")
+            .app_data(RouteName("/healthz"))
             .route(web::get().to(health::healthz))
             .default_service(web::to(fallback::get_only)),
     )
     .service(
         web::resource("/readyz")
+            .app_data(RouteName("/readyz"))
             .route(web::get().to(health::readyz))
             .default_service(web::to(fallback::get_only)),
     );
