@@ -14,7 +14,7 @@ use actix_web::{
 };
 use metrics::SharedString;
 
-use crate::routes::PREFIXES;
+use crate::routes::operation_name;
 
 /// Requests answered, by operation and status.
 pub const REQUESTS_TOTAL: &str = "sounding_http_requests_total";
@@ -87,10 +87,7 @@ fn operation(req: &HttpRequest) -> SharedString {
     let Some(pattern) = req.match_pattern() else {
         return SharedString::const_str(UNMATCHED);
     };
-    match PREFIXES
-        .iter()
-        .find_map(|prefix| pattern.strip_prefix(prefix)?.strip_prefix('/'))
-    {
+    match operation_name(&pattern) {
         Some(operation) => SharedString::from(operation.to_owned()),
         None => SharedString::from(pattern),
     }

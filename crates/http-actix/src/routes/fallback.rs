@@ -9,7 +9,7 @@ use actix_web::{
     HttpRequest, HttpResponse, ResponseError,
 };
 
-use super::PREFIXES;
+use super::operation_name;
 use crate::error::ApiError;
 
 /// Any path outside the API: `Not found`.
@@ -25,13 +25,6 @@ pub async fn unknown_operation(req: HttpRequest) -> HttpResponse {
         None => ApiError::not_found(),
     };
     error.error_response()
-}
-
-fn operation_name(path: &str) -> Option<&str> {
-    PREFIXES
-        .iter()
-        .find_map(|prefix| path.strip_prefix(prefix)?.strip_prefix('/'))
-        .filter(|name| !name.is_empty())
 }
 
 /// An operation asked with another method than POST.

@@ -199,6 +199,15 @@ fn api_scope(cfg: &mut web::ServiceConfig, prefix: &str) {
 /// Where the operations are served (decisions §1).
 pub const PREFIXES: [&str; 2] = ["/v1", "/api/v1"];
 
+/// The operation a path (or a route's pattern) names under either prefix: `feedbacks.create`
+/// for `/v1/feedbacks.create` and `/api/v1/feedbacks.create`.
+pub(crate) fn operation_name(path: &str) -> Option<&str> {
+    PREFIXES
+        .iter()
+        .find_map(|prefix| path.strip_prefix(prefix)?.strip_prefix('/'))
+        .filter(|name| !name.is_empty())
+}
+
 /// Every route of the application.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     for prefix in PREFIXES {
