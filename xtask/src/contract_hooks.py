@@ -7,30 +7,12 @@
 # are swapped, so a schema-valid case stays valid and an invalid one stays invalid. The choice
 # hashes the generated value, so a fixed --seed still gives a fixed run.
 
-import ast
 import hashlib
 import json
 import os
 import re
-import threading
 
 import schemathesis
-
-# CPython 3.11 keeps `ast.parse`'s recursion bookkeeping in state shared by all threads: when a
-# collection during one worker's parse runs code that lets the other worker parse too, the
-# first fails with "SystemError: AST constructor recursion depth mismatch" (CPython
-# gh-106905). Hypothesis parses source files to describe lambdas, so two workers could fail
-# a case for no fault of the API. One parse at a time removes the race.
-_PARSE_LOCK = threading.RLock()
-_unlocked_parse = ast.parse
-
-
-def _one_parse_at_a_time(*args, **kwargs):
-    with _PARSE_LOCK:
-        return _unlocked_parse(*args, **kwargs)
-
-
-ast.parse = _one_parse_at_a_time
 
 IDS = json.loads(os.environ.get("SOUNDING_CONTRACT_IDS", "{}"))
 UUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
