@@ -316,6 +316,79 @@ mod tests {
         );
     }
 
+    /// A database from before `root_comment_count` gets each topic's top-level comments
+    /// counted into it, tombstones included; replies are not counted.
+    #[test]
+    fn the_topic_root_counts_migration_counts_the_roots_already_there() {
+        use diesel::{
+            connection::SimpleConnection,
+            sql_types::{BigInt, Text},
+            Connection, QueryableByName, SqliteConnection,
+        };
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            id: String,
+            #[diesel(sql_type = BigInt)]
+            root_comment_count: i64,
+        }
+        let mut conn = SqliteConnection::establish(":memory:").unwrap();
+        while !conn.pending_migrations(SQLITE).unwrap()[0]
+            .name()
+            .to_string()
+            .ends_with("_topic_root_counts")
+        {
+            conn.run_next_migration(SQLITE).unwrap();
+        }
+        let at = "'2026-01-01 00:00:00'";
+        let topic = |id: &str| {
+            format!(
+                "INSERT INTO topics (id, team_id, roadmap_id, stage_id, url_id, title, title_key, \
+                 description, subscriber_id, created_at, updated_at) VALUES \
+                 ('{id}', 't', 'r', 's', '{id}', 'T', '{id}', '', 'p', {at}, {at});"
+            )
+        };
+        let comment = |id: &str, topic: &str, parent: Option<&str>, deleted: &str| {
+            let root = parent.unwrap_or(id);
+            let parent = parent.map_or("NULL".to_owned(), |p| format!("'{p}'"));
+            format!(
+                "INSERT INTO topic_comments (id, team_id, topic_id, creator_id, parent_id, \
+                 root_id, text, source, created_at, updated_at, deleted_at) VALUES \
+                 ('{id}', 't', '{topic}', 'p', {parent}, '{root}', 'x', 'api', {at}, {at}, \
+                 {deleted});"
+            )
+        };
+        conn.batch_execute(&format!(
+            "PRAGMA foreign_keys = OFF; {}{}{}{}{}{}",
+            topic("a"),
+            topic("b"),
+            comment("1", "a", None, "NULL"),
+            comment("2", "a", None, at),
+            comment("3", "a", Some("2"), "NULL"),
+            comment("4", "a", Some("3"), "NULL"),
+        ))
+        .unwrap();
+        conn.run_next_migration(SQLITE).unwrap();
+        let rows = diesel::sql_query("SELECT id, root_comment_count FROM topics ORDER BY id")
+            .load::<Row>(&mut conn)
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                Row {
+                    id: "a".into(),
+                    root_comment_count: 2
+                },
+                Row {
+                    id: "b".into(),
+                    root_comment_count: 0
+                }
+            ],
+            "a tombstone at the top counts, replies do not"
+        );
+    }
+
     /// A database from before the unique (team, target, event) index may hold duplicate
     /// subscriptions: the migration keeps the oldest of each group, ends the others' pending
     /// deliveries `failed` as unsubscribing would, and leaves every other row alone.

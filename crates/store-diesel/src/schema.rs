@@ -181,6 +181,7 @@ diesel::table! {
         published_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        root_comment_count -> BigInt,
     }
 }
 

@@ -1,5 +1,6 @@
-//! The shape every hand-written list shares: one count of what the selection picks, then —
-//! unless the page starts past the end — one page of rows in the list's order.
+//! The shape every hand-written list shares: the total the selection picks (counted, or read
+//! from a kept count), then — unless the page starts past the end — one page of rows in the
+//! list's order.
 
 use diesel::{sql_types::BigInt, QueryableByName};
 use sounding_domain::page::PageRequest;
@@ -47,8 +48,24 @@ where
     counting.push("SELECT COUNT(*) AS n FROM ").push(list.from);
     (list.selection)(&mut counting);
     let total = count(&counting, conn)?;
+    Ok((total, page_of(conn, total, page, list)?))
+}
+
+/// The rows of `page`, given the `total` the selection picks (read from a kept count rather
+/// than counted); no statement when the page starts past the end.
+pub(crate) fn page_of<R, S, O>(
+    conn: &mut DbConnection,
+    total: i64,
+    page: PageRequest,
+    list: ListSql<'_, S, O>,
+) -> DbResult<Vec<R>>
+where
+    R: QueryableByName<diesel::pg::Pg> + QueryableByName<diesel::sqlite::Sqlite> + 'static,
+    S: Fn(&mut RawSql),
+    O: FnOnce(&mut RawSql),
+{
     if total <= page.offset {
-        return Ok((total, Vec::new()));
+        return Ok(Vec::new());
     }
     let mut rows = RawSql::new();
     rows.push("SELECT ")
@@ -61,5 +78,5 @@ where
         .param(Param::BigInt(page.limit))
         .push(" OFFSET ")
         .param(Param::BigInt(page.offset));
-    Ok((total, rows.load(conn)?))
+    rows.load(conn)
 }

@@ -76,6 +76,10 @@ const COMMENTS: KeptCount = KeptCount {
     table: "topics",
     column: "comment_count",
 };
+const ROOTS: KeptCount = KeptCount {
+    table: "topics",
+    column: "root_comment_count",
+};
 
 /// Which topics `purge_topics` removes.
 #[derive(Debug, Clone, Copy)]
@@ -504,6 +508,9 @@ impl TopicStore for DieselStore {
                     .values(&row)
                     .execute(conn)?;
                 add_to_count(conn, COMMENTS, &row.topic_id, 1)?;
+                if row.parent_id.is_none() {
+                    add_to_count(conn, ROOTS, &row.topic_id, 1)?;
+                }
                 follow(
                     conn,
                     &row.team_id,
@@ -617,6 +624,7 @@ impl TopicStore for DieselStore {
                         diesel::delete(topic_comments::table.find(&id)).execute(conn)?;
                         // Each tombstone above it left without replies goes too.
                         let mut parent = view.comment.parent_id.map(|p| p.to_string());
+                        let mut root_gone = parent.is_none();
                         while let Some(above) = parent {
                             let Some(row) = comment_row(conn, &team, &above)? else {
                                 break;
@@ -625,7 +633,11 @@ impl TopicStore for DieselStore {
                                 break;
                             }
                             diesel::delete(topic_comments::table.find(&above)).execute(conn)?;
+                            root_gone = row.parent_id.is_none();
                             parent = row.parent_id;
+                        }
+                        if root_gone {
+                            add_to_count(conn, ROOTS, &topic, -1)?;
                         }
                     }
                 }

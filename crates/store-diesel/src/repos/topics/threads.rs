@@ -1,7 +1,8 @@
 //! `comment_threads`: a page of top-level comments with every reply below each, in five
-//! statements whatever the page size or the depth of the threads: the count and the page of
-//! top-level comments (hand-written SQL, joined to topics and stages for the public scope),
-//! then all replies of the page's roots through `root_id`, their authors, and their topics.
+//! statements whatever the page size or the depth of the threads: the total (each topic keeps
+//! its `root_comment_count`) and the page of top-level comments (hand-written SQL, joined to
+//! topics and stages for the public scope), then all replies of the page's roots through
+//! `root_id`, their authors, and their topics.
 
 use std::collections::HashMap;
 
@@ -19,7 +20,7 @@ use crate::{
     error::DbResult,
     one_of::one_of,
     raw_sql::RawSql,
-    repos::paging::{counted_page, ListSql},
+    repos::paging::{count, page_of, ListSql},
     repos::subscribers::people_by_id,
     schema::topic_comments,
 };
@@ -46,8 +47,10 @@ pub(super) fn threads(
         .push(", c.id")
         .push(direction);
     };
-    let (total, roots): (i64, Vec<CommentRow>) = counted_page(
+    let total = total(conn, team, query)?;
+    let roots: Vec<CommentRow> = page_of(
         conn,
+        total,
         query.page,
         ListSql {
             from: "topic_comments c",
@@ -109,8 +112,36 @@ pub(super) fn threads(
     })
 }
 
-/// The joins and `WHERE` clause that pick the query's top-level comments (shared by the count
-/// and the page).
+/// How many top-level comments the query picks: the kept `root_comment_count` of its topic, or
+/// summed over the team's topics in scope, so the cost does not grow with the comments.
+fn total(conn: &mut DbConnection, team: &str, query: &ThreadQuery) -> DbResult<i64> {
+    let mut sql = RawSql::new();
+    sql.push("SELECT COALESCE(CAST(SUM(t.root_comment_count) AS BIGINT), 0) AS n FROM topics t");
+    let public = query.scope == ThreadScope::Public;
+    if public {
+        sql.push(" JOIN stages s ON s.id = t.stage_id");
+    }
+    sql.push(" WHERE t.team_id = ").text(team);
+    if let Some(topic) = query.topic {
+        sql.push(" AND t.id = ").text(topic.to_string());
+    }
+    if public {
+        public_topic(&mut sql);
+    }
+    count(&sql, conn)
+}
+
+/// The conditions on `t` (topics) and `s` (stages) under which the public sees a topic.
+fn public_topic(sql: &mut RawSql) {
+    for condition in PUBLIC_TOPIC {
+        sql.push(match condition {
+            TopicCondition::Published => " AND t.published_at IS NOT NULL",
+            TopicCondition::OnPublicStage => " AND s.is_private = FALSE",
+        });
+    }
+}
+
+/// The joins and `WHERE` clause that pick the query's top-level comments.
 fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
     if query.scope == ThreadScope::Public {
         sql.push(
@@ -125,12 +156,7 @@ fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
         sql.push(" AND c.topic_id = ").text(topic.to_string());
     }
     if query.scope == ThreadScope::Public {
-        for condition in PUBLIC_TOPIC {
-            sql.push(match condition {
-                TopicCondition::Published => " AND t.published_at IS NOT NULL",
-                TopicCondition::OnPublicStage => " AND s.is_private = FALSE",
-            });
-        }
+        public_topic(sql);
     }
 }
 
@@ -142,7 +168,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_topics_threads_read_its_roots_and_replies_by_index_not_the_teams_comments() {
+    fn a_topics_threads_read_its_kept_total_then_its_roots_and_replies_by_index() {
         let mut conn = crate::migrations::scratch_sqlite();
         let topic = TopicId::new();
         let [team, root, reply, person] = [(); 4].map(|()| uuid::Uuid::now_v7().to_string());
@@ -155,9 +181,9 @@ mod tests {
         .unwrap();
         diesel::sql_query(format!(
             "INSERT INTO topics (id, team_id, roadmap_id, stage_id, url_id, title, title_key, \
-             description, subscriber_id, published_at, created_at, updated_at) VALUES \
-             ('{topic}', '{team}', 'r', 's', 'u', 'T', 't', '', '{person}', '2026-01-01 00:00:00', \
-             {at})"
+             description, subscriber_id, published_at, root_comment_count, created_at, \
+             updated_at) VALUES ('{topic}', '{team}', 'r', 's', 'u', 'T', 't', '', '{person}', \
+             '2026-01-01 00:00:00', 1, {at})"
         ))
         .execute(&mut conn)
         .unwrap();
@@ -183,13 +209,15 @@ mod tests {
             let page = threads(conn, &team, &query).unwrap();
             assert_eq!((page.total, page.items[0].replies.len()), (1, 1));
         });
-        let (count, roots, replies) = (&plans[0], &plans[1], &plans[2]);
-        for (what, statement) in [("count", count), ("page", roots)] {
-            assert!(
-                statement.1.contains("topic_comments_topic_id_roots_idx"),
-                "the {what} reads the topic's roots: {statement:?}"
-            );
-        }
+        let (total, roots, replies) = (&plans[0], &plans[1], &plans[2]);
+        assert!(
+            !total.0.contains("topic_comments") && !total.1.contains("topic_comments"),
+            "the total is the topic's kept count, not a count of its comments: {total:?}"
+        );
+        assert!(
+            roots.1.contains("topic_comments_topic_id_roots_idx"),
+            "the page reads the topic's roots: {roots:?}"
+        );
         assert!(!roots.1.contains("TEMP B-TREE"), "{roots:?}");
         assert!(
             replies.1.contains("topic_comments_root_id_team_id_idx"),

@@ -1,0 +1,1 @@
+ALTER TABLE topics DROP COLUMN root_comment_count;
