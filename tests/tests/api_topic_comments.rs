@@ -510,6 +510,17 @@ async fn the_team_lists_threads_of_every_topic_it_has(app: TestApp) {
     assert_eq!(one.ok(), &json!([thread(&open, &[])]));
     let one = team_list(&app, json!({"id": internal["id"]})).await;
     assert_eq!(one.ok(), &json!([thread(&note, &[])]));
+    // The public list with a team key: the private stage's topic, but never one held for
+    // moderation (as `topics.info` shows them to a team member).
+    let seen = list(&app, &app.key, json!({})).await;
+    assert_eq!(
+        (seen.each("text"), seen.total()),
+        (vec!["internal note"], 1)
+    );
+    let held = list(&app, &app.key, json!({"id": topic["id"]})).await;
+    assert_eq!((held.ok(), held.total()), (&json!([]), 0));
+    let one = list(&app, &app.key, json!({"id": internal["id"]})).await;
+    assert_eq!(one.ok(), &json!([thread(&note, &[])]));
     // A read-only key may list; another team's key sees nothing of this team's.
     let (read_only, _) = app
         .key_with(sounding_domain::access::Role::Member, true)

@@ -134,6 +134,10 @@ impl TopicCondition {
 pub const PUBLIC_TOPIC: [TopicCondition; 2] =
     [TopicCondition::Published, TopicCondition::OnPublicStage];
 
+/// What makes a topic visible to a team member through the public operations: published, on
+/// any stage.
+pub const MEMBER_VISIBLE_TOPIC: [TopicCondition; 1] = [TopicCondition::Published];
+
 /// Whether `topic`, on a stage private or not, is public (`PUBLIC_TOPIC`).
 pub fn is_public(topic: &Topic, stage_is_private: bool) -> bool {
     PUBLIC_TOPIC

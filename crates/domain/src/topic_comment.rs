@@ -9,6 +9,7 @@ use crate::{
     page::PageRequest,
     subscriber::SubscriberRef,
     timestamp::Timestamp,
+    topic::{Topic, TopicCondition, MEMBER_VISIBLE_TOPIC, PUBLIC_TOPIC},
 };
 
 /// Where a topic comment was written, as the client says (interface: `source`).
@@ -153,10 +154,30 @@ pub struct CommentThread {
 /// Which topics' comments a thread list may show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ThreadScope {
-    /// Published topics on public stages.
+    /// Published topics on public stages: what outsiders see.
     Public,
+    /// Published topics on any stage: what a team member sees through the public operations.
+    Member,
     /// Every topic of the team.
     Team,
+}
+
+impl ThreadScope {
+    /// The conditions a topic meets for its comments to be listed in this scope.
+    pub fn conditions(self) -> &'static [TopicCondition] {
+        match self {
+            ThreadScope::Public => &PUBLIC_TOPIC,
+            ThreadScope::Member => &MEMBER_VISIBLE_TOPIC,
+            ThreadScope::Team => &[],
+        }
+    }
+
+    /// Whether `topic`, on a stage private or not, is in this scope.
+    pub fn includes(self, topic: &Topic, stage_is_private: bool) -> bool {
+        self.conditions()
+            .iter()
+            .all(|c| c.holds(topic, stage_is_private))
+    }
 }
 
 /// A validated `topic-comments.list`.

@@ -13,7 +13,7 @@ use sounding_domain::{
     ports::{Conflict, StoreError, StoreResult, TopicStore},
     subscriber::Subscriber,
     timestamp::Timestamp,
-    topic::{self, StageRef, Topic, TopicQuery, TopicSort, TopicView, TopicVisit},
+    topic::{StageRef, Topic, TopicQuery, TopicSort, TopicView, TopicVisit},
     topic_comment::{
         CommentThread, Removal, ThreadQuery, ThreadScope, TopicComment, TopicCommentView, TopicRef,
     },
@@ -115,14 +115,12 @@ impl State {
     }
 
     fn in_thread_scope(&self, row: &TopicRow, scope: ThreadScope) -> bool {
-        match scope {
-            ThreadScope::Team => true,
-            // A stage that is gone counts as a private one (the databases' inner join).
-            ThreadScope::Public => self
-                .stages
-                .get(&row.topic.stage_id)
-                .is_some_and(|st| topic::is_public(&row.topic, st.meta.is_private)),
-        }
+        // A stage that is gone counts as a private one (the databases' inner join).
+        let stage_is_private = self
+            .stages
+            .get(&row.topic.stage_id)
+            .is_none_or(|st| st.meta.is_private);
+        scope.includes(&row.topic, stage_is_private)
     }
 
     /// Where the team's comment `id` is: its topic and its index among the topic's comments.

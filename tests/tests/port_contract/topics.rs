@@ -1547,6 +1547,22 @@ pub async fn public_threads_hide_unpublished_and_private_stage_topics(store: Arc
         (vec![roots[0].clone()], 1),
         "only the published topic on a public stage"
     );
+    let member = threads(None, ThreadScope::Member).await;
+    assert_eq!(
+        (shape(&member), member.total),
+        (vec![roots[0].clone(), roots[2].clone()], 2),
+        "a team member sees published topics on private stages too, never drafts"
+    );
+    assert_eq!(
+        threads(Some(draft.id), ThreadScope::Member).await,
+        empty_page(everything())
+    );
+    let secret_thread = threads(Some(secret.id), ThreadScope::Member).await;
+    assert_eq!(
+        (shape(&secret_thread), secret_thread.total),
+        (vec![roots[2].clone()], 1)
+    );
+    assert_eq!(secret_thread.items[0].root.topic.id, secret.id);
     for hidden_topic in [&draft, &secret] {
         assert_eq!(
             threads(Some(hidden_topic.id), ThreadScope::Public).await,

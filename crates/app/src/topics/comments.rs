@@ -17,7 +17,7 @@ use sounding_domain::{
     Entity, Timestamp, TopicCommentId, TopicId,
 };
 
-use super::{topic_not_found, visible_to, visible_topic};
+use super::{public_scope, topic_not_found, visible_topic};
 use crate::{
     error::{AppError, AppResult},
     feedback_comments::comment_order,
@@ -250,26 +250,8 @@ pub async fn list_topic_comments(
     caller: &Caller,
     input: TopicCommentListInput,
 ) -> AppResult<(Paged<CommentThread>, bool)> {
-    let mut query = thread_query(&input, ThreadScope::Public)?;
-    if caller.is_team_member() {
-        query.scope = ThreadScope::Team;
-    }
-    if let Some(id) = query.topic {
-        let visible = match store.topic(caller.team_id(), id).await? {
-            Some(view) => visible_to(caller, &view),
-            None => false,
-        };
-        if !visible {
-            return Ok((
-                Paged {
-                    items: Vec::new(),
-                    total: 0,
-                    page: query.page,
-                },
-                false,
-            ));
-        }
-    }
+    // The store applies the scope, so a topic the caller may not see is an empty page.
+    let query = thread_query(&input, public_scope(caller))?;
     let threads = store.comment_threads(caller.team_id(), &query).await?;
     Ok((threads, query.topic.is_none()))
 }

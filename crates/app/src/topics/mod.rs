@@ -28,6 +28,7 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     ports::TopicStore,
     topic::TopicView,
+    topic_comment::ThreadScope,
     Entity, Timestamp, TopicId,
 };
 
@@ -40,10 +41,19 @@ pub(crate) fn topic_not_found() -> AppError {
     AppError::not_found(Entity::Topic)
 }
 
-/// Whether public operations show the topic to this caller: published, and on a public stage
-/// unless the caller is a team member.
+/// Which topics public operations show this caller: published ones, and only those on public
+/// stages unless the caller is a team member.
+pub(crate) fn public_scope(caller: &Caller) -> ThreadScope {
+    if caller.is_team_member() {
+        ThreadScope::Member
+    } else {
+        ThreadScope::Public
+    }
+}
+
+/// Whether public operations show the topic to this caller (`public_scope`).
 pub(crate) fn visible_to(caller: &Caller, view: &TopicView) -> bool {
-    view.topic.published_at.is_some() && (!view.stage.is_private || caller.is_team_member())
+    public_scope(caller).includes(&view.topic, view.stage.is_private)
 }
 
 /// The topic as public operations see it; anything not visible is not found.

@@ -1,17 +1,21 @@
-//! `comment_threads`: a page of top-level comments with every reply below each, in five
-//! statements whatever the page size or the depth of the threads: the total (each topic keeps
-//! its `root_comment_count`) and the page of top-level comments (hand-written SQL, joined to
-//! topics and stages for the public scope), then all replies of the page's roots through
-//! `root_id`, their authors, and their topics.
+//! `comment_threads`: a page of top-level comments with every reply below each, in four
+//! statements for one topic (five over every topic) whatever the page size or the depth of the
+//! threads: the total (each topic keeps its `root_comment_count`; for one topic, read with its
+//! reference) and the page of top-level comments (hand-written SQL, joined to topics and stages
+//! as the scope needs), then all replies of the page's roots through `root_id`, their authors,
+//! and, over every topic, the roots' topics.
 
 use std::collections::HashMap;
 
-use diesel::prelude::*;
+use diesel::{
+    prelude::*,
+    sql_types::{BigInt, Text},
+};
 use sounding_domain::{
     feedback_comment::{CommentSort, Direction},
     page::Paged,
-    topic::{TopicCondition, PUBLIC_TOPIC},
-    topic_comment::{CommentThread, ThreadQuery, ThreadScope, TopicCommentView},
+    topic::TopicCondition,
+    topic_comment::{CommentThread, ThreadQuery, ThreadScope, TopicCommentView, TopicRef},
 };
 
 use super::rows::{topic_refs_by_id, CommentRow};
@@ -21,6 +25,7 @@ use crate::{
     one_of::one_of,
     raw_sql::RawSql,
     repos::paging::{count, page_of, ListSql},
+    repos::parse_id,
     repos::subscribers::people_by_id,
     schema::topic_comments,
 };
@@ -47,7 +52,7 @@ pub(super) fn threads(
         .push(", c.id")
         .push(direction);
     };
-    let total = total(conn, team, query)?;
+    let (total, known_topic) = total(conn, team, query)?;
     let roots: Vec<CommentRow> = page_of(
         conn,
         total,
@@ -83,7 +88,10 @@ pub(super) fn threads(
         team,
         roots.iter().chain(&replies).map(|r| r.creator_id.as_str()),
     )?;
-    let topics = topic_refs_by_id(conn, team, roots.iter().map(|r| r.topic_id.as_str()))?;
+    let topics = match known_topic {
+        Some((id, topic)) => HashMap::from([(id, topic)]),
+        None => topic_refs_by_id(conn, team, roots.iter().map(|r| r.topic_id.as_str()))?,
+    };
 
     let view = |row: CommentRow| -> DbResult<TopicCommentView> {
         let author = authors.get(&row.creator_id).cloned();
@@ -112,28 +120,63 @@ pub(super) fn threads(
     })
 }
 
-/// How many top-level comments the query picks: the kept `root_comment_count` of its topic, or
-/// summed over the team's topics in scope, so the cost does not grow with the comments.
-fn total(conn: &mut DbConnection, team: &str, query: &ThreadQuery) -> DbResult<i64> {
+/// One topic in scope, as its total and its comments' reference read it.
+#[derive(QueryableByName)]
+struct ScopedTopic {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    title: String,
+    #[diesel(sql_type = Text)]
+    url_id: String,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// How many top-level comments the query picks, read from the kept `root_comment_count` so
+/// the cost does not grow with the comments. For one topic, the same statement also reads the
+/// topic's reference (every comment of the page names it), and a topic out of scope, or not
+/// the team's, gives 0. For every topic in scope, the counts are summed.
+fn total(
+    conn: &mut DbConnection,
+    team: &str,
+    query: &ThreadQuery,
+) -> DbResult<(i64, Option<(String, TopicRef)>)> {
     let mut sql = RawSql::new();
-    sql.push("SELECT COALESCE(CAST(SUM(t.root_comment_count) AS BIGINT), 0) AS n FROM topics t");
-    let public = query.scope == ThreadScope::Public;
-    if public {
+    match query.topic {
+        Some(_) => sql.push("SELECT t.id, t.title, t.url_id, t.root_comment_count AS n"),
+        None => sql.push("SELECT COALESCE(CAST(SUM(t.root_comment_count) AS BIGINT), 0) AS n"),
+    };
+    sql.push(" FROM topics t");
+    if query
+        .scope
+        .conditions()
+        .contains(&TopicCondition::OnPublicStage)
+    {
         sql.push(" JOIN stages s ON s.id = t.stage_id");
     }
     sql.push(" WHERE t.team_id = ").text(team);
     if let Some(topic) = query.topic {
         sql.push(" AND t.id = ").text(topic.to_string());
     }
-    if public {
-        public_topic(&mut sql);
+    in_scope(&mut sql, query.scope);
+    if query.topic.is_none() {
+        return Ok((count(&sql, conn)?, None));
     }
-    count(&sql, conn)
+    let Some(found) = sql.load::<ScopedTopic>(conn)?.into_iter().next() else {
+        return Ok((0, None));
+    };
+    let topic = TopicRef {
+        id: parse_id("topics.id", &found.id)?,
+        title: found.title,
+        url_id: found.url_id,
+    };
+    Ok((found.n, Some((found.id, topic))))
 }
 
-/// The conditions on `t` (topics) and `s` (stages) under which the public sees a topic.
-fn public_topic(sql: &mut RawSql) {
-    for condition in PUBLIC_TOPIC {
+/// The scope's conditions on `t` (topics) and `s` (stages, joined when a condition needs it).
+fn in_scope(sql: &mut RawSql, scope: ThreadScope) {
+    for condition in scope.conditions() {
         sql.push(match condition {
             TopicCondition::Published => " AND t.published_at IS NOT NULL",
             TopicCondition::OnPublicStage => " AND s.is_private = FALSE",
@@ -143,11 +186,12 @@ fn public_topic(sql: &mut RawSql) {
 
 /// The joins and `WHERE` clause that pick the query's top-level comments.
 fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
-    if query.scope == ThreadScope::Public {
-        sql.push(
-            " JOIN topics t ON t.id = c.topic_id \
-             JOIN stages s ON s.id = t.stage_id",
-        );
+    let conditions = query.scope.conditions();
+    if !conditions.is_empty() {
+        sql.push(" JOIN topics t ON t.id = c.topic_id");
+    }
+    if conditions.contains(&TopicCondition::OnPublicStage) {
+        sql.push(" JOIN stages s ON s.id = t.stage_id");
     }
     sql.push(" WHERE c.team_id = ")
         .text(team)
@@ -155,9 +199,7 @@ fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
     if let Some(topic) = query.topic {
         sql.push(" AND c.topic_id = ").text(topic.to_string());
     }
-    if query.scope == ThreadScope::Public {
-        public_topic(sql);
-    }
+    in_scope(sql, query.scope);
 }
 
 #[cfg(test)]
@@ -209,6 +251,11 @@ mod tests {
             let page = threads(conn, &team, &query).unwrap();
             assert_eq!((page.total, page.items[0].replies.len()), (1, 1));
         });
+        assert_eq!(
+            plans.len(),
+            4,
+            "one topic: its total and reference, the page, the replies, the authors: {plans:?}"
+        );
         let (total, roots, replies) = (&plans[0], &plans[1], &plans[2]);
         assert!(
             !total.0.contains("topic_comments") && !total.1.contains("topic_comments"),
