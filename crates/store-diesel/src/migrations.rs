@@ -251,6 +251,21 @@ mod tests {
         assert_eq!(objects(&mut conn), migrated);
     }
 
+    /// An in-memory SQLite database with every migration before the one whose name ends with
+    /// `suffix`: the database that migration meets in the field.
+    fn migrated_up_to(suffix: &str) -> diesel::SqliteConnection {
+        use diesel::Connection;
+        let mut conn = diesel::SqliteConnection::establish(":memory:").unwrap();
+        while !conn.pending_migrations(SQLITE).unwrap()[0]
+            .name()
+            .to_string()
+            .ends_with(suffix)
+        {
+            conn.run_next_migration(SQLITE).unwrap();
+        }
+        conn
+    }
+
     /// A database from before `feedback_board_counts` gets each board's unarchived items
     /// (published or not) counted into it; items on no board and archived ones are left out.
     #[test]
@@ -258,7 +273,7 @@ mod tests {
         use diesel::{
             connection::SimpleConnection,
             sql_types::{BigInt, Text},
-            Connection, QueryableByName, SqliteConnection,
+            QueryableByName,
         };
 
         #[derive(QueryableByName, Debug, PartialEq)]
@@ -268,14 +283,7 @@ mod tests {
             #[diesel(sql_type = BigInt)]
             n: i64,
         }
-        let mut conn = SqliteConnection::establish(":memory:").unwrap();
-        while !conn.pending_migrations(SQLITE).unwrap()[0]
-            .name()
-            .to_string()
-            .ends_with("_board_counts")
-        {
-            conn.run_next_migration(SQLITE).unwrap();
-        }
+        let mut conn = migrated_up_to("_board_counts");
         // Foreign keys off: no team or creators needed.
         let item = |id: &str, board: &str, published: &str, archived: &str| {
             format!(
@@ -323,7 +331,7 @@ mod tests {
         use diesel::{
             connection::SimpleConnection,
             sql_types::{BigInt, Text},
-            Connection, QueryableByName, SqliteConnection,
+            QueryableByName,
         };
 
         #[derive(QueryableByName, Debug, PartialEq)]
@@ -333,14 +341,7 @@ mod tests {
             #[diesel(sql_type = BigInt)]
             root_comment_count: i64,
         }
-        let mut conn = SqliteConnection::establish(":memory:").unwrap();
-        while !conn.pending_migrations(SQLITE).unwrap()[0]
-            .name()
-            .to_string()
-            .ends_with("_topic_root_counts")
-        {
-            conn.run_next_migration(SQLITE).unwrap();
-        }
+        let mut conn = migrated_up_to("_topic_root_counts");
         let at = "'2026-01-01 00:00:00'";
         let topic = |id: &str| {
             format!(
@@ -395,8 +396,7 @@ mod tests {
     #[test]
     fn the_unique_target_migration_merges_existing_duplicates_into_the_oldest() {
         use diesel::{
-            connection::SimpleConnection, sql_types::Text, Connection, QueryableByName,
-            SqliteConnection,
+            connection::SimpleConnection, sql_types::Text, QueryableByName, SqliteConnection,
         };
 
         #[derive(QueryableByName, Debug, PartialEq)]
@@ -406,18 +406,7 @@ mod tests {
             #[diesel(sql_type = Text)]
             state: String,
         }
-        let mut conn = SqliteConnection::establish(":memory:").unwrap();
-        loop {
-            let pending = conn.pending_migrations(SQLITE).unwrap();
-            if pending[0]
-                .name()
-                .to_string()
-                .ends_with("_webhook_unique_target")
-            {
-                break;
-            }
-            conn.run_next_migration(SQLITE).unwrap();
-        }
+        let mut conn = migrated_up_to("_webhook_unique_target");
         // Foreign keys off: no teams needed.
         conn.batch_execute(
             "PRAGMA foreign_keys = OFF;
