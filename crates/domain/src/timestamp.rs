@@ -84,9 +84,10 @@ impl Timestamp {
         self.0
     }
 
-    /// `self` moved by `secs` seconds (back when negative).
+    /// `self` moved by `secs` seconds (back when negative); at the ends of the representable
+    /// range it stays there rather than panicking.
     pub fn plus_seconds(self, secs: i64) -> Self {
-        Self(self.0 + time::Duration::seconds(secs))
+        Self::from_offset(self.0.saturating_add(time::Duration::seconds(secs)))
     }
 
     /// How long after `earlier` this is; zero when it is not after it.
@@ -177,6 +178,24 @@ mod tests {
             std::time::Duration::from_millis(2_500)
         );
         assert_eq!(earlier.since(later), std::time::Duration::ZERO);
+    }
+
+    #[test]
+    fn moving_past_the_representable_range_stays_at_its_end() {
+        let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+        assert_eq!(
+            now.plus_seconds(-60)
+                .since(now.plus_seconds(-120))
+                .as_secs(),
+            60
+        );
+        let far = now.plus_seconds(i64::MAX / 2);
+        assert_eq!(
+            far,
+            now.plus_seconds(i64::MAX / 4).plus_seconds(i64::MAX / 2)
+        );
+        let early = now.plus_seconds(-(i64::MAX / 2));
+        assert!(early < now);
     }
 
     #[test]
