@@ -165,6 +165,7 @@ pub async fn deliveries(
     responses(
         (status = 200, description = "Queued.", body = RedeliverResponse),
         (status = 404, description = "`Delivery not found` (also when its subscription is gone).", body = ErrorBody),
+        (status = 409, description = "`The delivery is being attempted right now; redeliver it once that attempt ends`.", body = ErrorBody),
     ),
     security(("apiKey" = [])),
 )]
