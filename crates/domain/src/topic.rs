@@ -140,9 +140,7 @@ pub const MEMBER_VISIBLE_TOPIC: [TopicCondition; 1] = [TopicCondition::Published
 
 /// Whether `topic`, on a stage private or not, is public (`PUBLIC_TOPIC`).
 pub fn is_public(topic: &Topic, stage_is_private: bool) -> bool {
-    PUBLIC_TOPIC
-        .iter()
-        .all(|c| c.holds(topic, stage_is_private))
+    crate::topic_comment::ThreadScope::Public.includes(topic, stage_is_private)
 }
 
 /// Validated content of `topics.create`.

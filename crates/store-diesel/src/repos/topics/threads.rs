@@ -148,13 +148,7 @@ fn total(
         None => sql.push("SELECT COALESCE(CAST(SUM(t.root_comment_count) AS BIGINT), 0) AS n"),
     };
     sql.push(" FROM topics t");
-    if query
-        .scope
-        .conditions()
-        .contains(&TopicCondition::OnPublicStage)
-    {
-        sql.push(" JOIN stages s ON s.id = t.stage_id");
-    }
+    join_stage(&mut sql, query.scope);
     sql.push(" WHERE t.team_id = ").text(team);
     if let Some(topic) = query.topic {
         sql.push(" AND t.id = ").text(topic.to_string());
@@ -174,7 +168,14 @@ fn total(
     Ok((found.n, Some((found.id, topic))))
 }
 
-/// The scope's conditions on `t` (topics) and `s` (stages, joined when a condition needs it).
+/// Joins each topic `t` to its stage `s` when a condition of the scope is about the stage.
+fn join_stage(sql: &mut RawSql, scope: ThreadScope) {
+    if scope.conditions().contains(&TopicCondition::OnPublicStage) {
+        sql.push(" JOIN stages s ON s.id = t.stage_id");
+    }
+}
+
+/// The scope's conditions on `t` (topics) and `s` (stages, joined by `join_stage`).
 fn in_scope(sql: &mut RawSql, scope: ThreadScope) {
     for condition in scope.conditions() {
         sql.push(match condition {
@@ -186,12 +187,9 @@ fn in_scope(sql: &mut RawSql, scope: ThreadScope) {
 
 /// The joins and `WHERE` clause that pick the query's top-level comments.
 fn selection(sql: &mut RawSql, team: &str, query: &ThreadQuery) {
-    let conditions = query.scope.conditions();
-    if !conditions.is_empty() {
+    if !query.scope.conditions().is_empty() {
         sql.push(" JOIN topics t ON t.id = c.topic_id");
-    }
-    if conditions.contains(&TopicCondition::OnPublicStage) {
-        sql.push(" JOIN stages s ON s.id = t.stage_id");
+        join_stage(sql, query.scope);
     }
     sql.push(" WHERE c.team_id = ")
         .text(team)
