@@ -64,8 +64,8 @@ pub struct PoolOptions {
     pub max_connections: u32,
     /// How long to wait for a connection, when opening the pool and on every checkout.
     pub connect_timeout: Duration,
-    /// SQLite: about how many bytes of answers the read cache may keep (`read_cache`); 0
-    /// turns it off. PostgreSQL has none.
+    /// About how many bytes of answers the read cache may keep (`read_cache`); 0 turns it
+    /// off. On PostgreSQL the cache keeps a connection of its own (`coherence`).
     pub read_cache_bytes: u64,
     /// Testing aid only, never set in production: SQLite's `PRAGMA max_page_count` on every
     /// connection, so a test can fill the database and see `StoreError::Full` without a full

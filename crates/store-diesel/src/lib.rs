@@ -28,6 +28,7 @@
 
 pub mod backup;
 mod checkpoint;
+mod coherence;
 mod connection;
 mod edits;
 mod error;
@@ -75,7 +76,7 @@ pub struct DieselStore {
     target: Target,
     /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
     events_committed: Option<EventsCommitted>,
-    /// SQLite only: the hottest reads, remembered until the next commit (`read_cache`).
+    /// The hottest reads, remembered until the next commit by anyone (`read_cache`).
     read_cache: Option<Arc<ReadCache>>,
     /// Set when an operation failed because the database was full; `ping` then probes with a
     /// write, and clears it once one succeeds (`repos/settings.rs`).
@@ -129,17 +130,18 @@ impl DieselStore {
             )?),
             Engine::Postgres => None,
         };
-        let read_cache = match (&target, options.read_cache_bytes) {
-            (Target::Sqlite(path), budget) if budget > 0 => {
-                Some(Arc::new(ReadCache::open(path, budget).map_err(|e| {
-                    ConnectError::Open {
-                        engine,
-                        reason: StoreError::from(e).to_string(),
-                    }
-                })?))
-            }
-            _ => None,
-        };
+        let budget = options.read_cache_bytes;
+        let read_cache = match &target {
+            _ if budget == 0 => None,
+            Target::Sqlite(path) => Some(ReadCache::open_sqlite(path, budget)),
+            Target::Postgres(url) => Some(ReadCache::open_postgres(url, budget)),
+        }
+        .transpose()
+        .map_err(|e| ConnectError::Open {
+            engine,
+            reason: StoreError::from(e).to_string(),
+        })?
+        .map(Arc::new);
         let writer = match engine {
             Engine::Sqlite => {
                 Some(Writer::start(pool.clone()).map_err(|e| ConnectError::Open {
@@ -254,6 +256,22 @@ impl DieselStore {
         if let Some(writer) = &self.writer {
             return writer.write(self.events_committed.clone(), f).await;
         }
+        let result = self.run_pooled(f).await;
+        // Whether or not it wrote, succeeded or committed: announcing costs a shared round,
+        // and missing one would leave other instances reading an old answer.
+        if let Some(cache) = &self.read_cache {
+            cache.wrote().await;
+        }
+        result
+    }
+
+    /// Runs `f` with a connection of the pool on tokio's blocking pool (PostgreSQL), then the
+    /// events callback if it wrote events.
+    async fn run_pooled<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
+    {
         let pool = self.pool.clone();
         let events_committed = self.events_committed.clone();
         let span = tracing::Span::current();
@@ -306,7 +324,7 @@ impl DieselStore {
                 .map_err(DbError::Pool)
                 .and_then(|mut conn| f(&mut conn))
                 .map_err(failed),
-            None => self.run(f).await,
+            None => self.run_pooled(f).await,
         }
     }
 
@@ -330,13 +348,8 @@ impl DieselStore {
         };
         // Asked before the read, so a commit between the two only makes this answer look
         // older than it is (see `read_cache`).
-        let asked = match cache.version() {
-            Ok(asked) => asked,
-            Err(error) => {
-                let error = StoreError::from(error);
-                tracing::warn!(%error, "read cache: no data_version; reading uncached");
-                return self.run_read_one(f).await;
-            }
+        let Some(asked) = cache.version().await else {
+            return self.run_read_one(f).await;
         };
         let memo = memo(cache);
         if let Some(answer) = memo.get(&key, asked.version) {

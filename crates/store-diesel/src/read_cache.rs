@@ -1,7 +1,7 @@
-//! SQLite only: the hottest reads (a key's grant, an item, a board's list, a topic and its
-//! threads) remembered until the database changes, whoever changes it.
+//! The hottest reads (a key's grant, an item, a board's list, a topic and its threads)
+//! remembered until the database changes, whoever changes it.
 //!
-//! SQLite counts commits for us: `PRAGMA data_version` answers a different number on a
+//! On SQLite, SQLite counts commits for us: `PRAGMA data_version` answers a different number on a
 //! connection once any other connection, of this process or another (the `sounding` admin
 //! commands, a second server on the same file), has committed. Every remembered answer carries
 //! the number read *before* the read that produced it, and is given out only while a fresh
@@ -14,7 +14,10 @@
 //! reads cost one `PRAGMA` more (3–4 µs, mostly the `fcntl` calls of a WAL read lock); answers
 //! are kept only while the database is quiet (`Asked::quiet`). Between writes, a read is a
 //! hash lookup and a clone instead of several statements (docs/storage.md, "Read cache").
-//! PostgreSQL has no such counter; it is not cached.
+//!
+//! PostgreSQL has no such counter: there the count is kept by every instance's link to the
+//! database (`coherence`), with the same promise, so a write through one instance is seen by
+//! the next read through any other.
 
 use std::{
     any::Any,
@@ -41,7 +44,10 @@ use sounding_domain::{
     Timestamp,
 };
 
-use crate::error::{DbError, DbResult};
+use crate::{
+    coherence::Coherence,
+    error::{DbError, DbResult},
+};
 
 /// What the remembered answers may weigh in all, by the estimates of `Weight` (bytes of
 /// heap and inline data, roughly). One budget for every kind of answer, so the kind being
@@ -53,14 +59,21 @@ pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 24 * 1024 * 1024;
 type Version = i64;
 
 pub(crate) struct ReadCache {
-    /// The connection that asks `PRAGMA data_version` (only ever this one, see the module),
-    /// with the number it answered last.
-    versions: Mutex<(SqliteConnection, Version)>,
+    versions: Versions,
     pub(crate) keys: Memo<String, Option<ApiKeyGrant>>,
     pub(crate) items: Memo<(TeamId, FeedbackId), Option<FeedbackView>>,
     pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
     pub(crate) topics: Memo<(TeamId, TopicId), Option<TopicView>>,
     pub(crate) threads: Memo<(TeamId, ThreadQuery), Paged<CommentThread>>,
+}
+
+/// Where the commit count comes from.
+enum Versions {
+    /// The connection that asks `PRAGMA data_version` (only ever this one, see the module),
+    /// with the number it answered last.
+    Sqlite(Mutex<(SqliteConnection, Version)>),
+    /// The instance's link to PostgreSQL.
+    Postgres(Coherence),
 }
 
 impl std::fmt::Debug for ReadCache {
@@ -89,29 +102,67 @@ impl RunQueryDsl<SqliteConnection> for DataVersion {}
 
 impl ReadCache {
     /// A cache of the SQLite database at `path`, holding about `budget_bytes` of answers.
-    pub(crate) fn open(path: &str, budget_bytes: u64) -> DbResult<ReadCache> {
+    pub(crate) fn open_sqlite(path: &str, budget_bytes: u64) -> DbResult<ReadCache> {
         let mut conn = SqliteConnection::establish(path)
             .map_err(|e| DbError::Task(format!("read cache connection: {e}")))?;
         conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;")?;
+        Ok(Self::with(
+            Versions::Sqlite(Mutex::new((conn, Version::MIN))),
+            budget_bytes,
+        ))
+    }
+
+    /// A cache of the PostgreSQL database at `url`, holding about `budget_bytes` of answers,
+    /// kept coherent with every other instance on the database (`coherence`).
+    pub(crate) fn open_postgres(url: &str, budget_bytes: u64) -> DbResult<ReadCache> {
+        let coherence = Coherence::start(url.to_owned())
+            .map_err(|e| DbError::Task(format!("could not start the coherence link: {e}")))?;
+        Ok(Self::with(Versions::Postgres(coherence), budget_bytes))
+    }
+
+    fn with(versions: Versions, budget_bytes: u64) -> ReadCache {
         let answers = Answers::new(budget_bytes);
-        Ok(ReadCache {
-            versions: Mutex::new((conn, Version::MIN)),
+        ReadCache {
+            versions,
             keys: Memo::of(&answers, Kind::Key),
             items: Memo::of(&answers, Kind::Item),
             lists: Memo::of(&answers, Kind::List),
             topics: Memo::of(&answers, Kind::Topic),
             threads: Memo::of(&answers, Kind::Thread),
-        })
+        }
     }
 
-    /// The database's commit count now, and whether it is the one the previous ask got.
-    pub(crate) fn version(&self) -> DbResult<Asked> {
-        let mut guard = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
-        let (conn, last) = &mut *guard;
-        let version = DataVersion.get_result::<Version>(conn)?;
-        let quiet = *last == version;
-        *last = version;
-        Ok(Asked { version, quiet })
+    /// The database's commit count now, and whether it is the one the previous ask got;
+    /// `None` when it cannot be known (the caller reads uncached).
+    pub(crate) async fn version(&self) -> Option<Asked> {
+        match &self.versions {
+            Versions::Sqlite(versions) => {
+                let mut guard = versions.lock().unwrap_or_else(PoisonError::into_inner);
+                let (conn, last) = &mut *guard;
+                match DataVersion.get_result::<Version>(conn) {
+                    Ok(version) => {
+                        let quiet = *last == version;
+                        *last = version;
+                        Some(Asked { version, quiet })
+                    }
+                    Err(error) => {
+                        let error = sounding_domain::ports::StoreError::from(DbError::from(error));
+                        tracing::warn!(%error, "read cache: no data_version; reading uncached");
+                        None
+                    }
+                }
+            }
+            Versions::Postgres(coherence) => coherence.ask().await,
+        }
+    }
+
+    /// Called after every write transaction of this instance: on PostgreSQL it returns once
+    /// every other instance's next read will see the write (`coherence`). SQLite sees every
+    /// commit by itself.
+    pub(crate) async fn wrote(&self) {
+        if let Versions::Postgres(coherence) = &self.versions {
+            coherence.announce().await;
+        }
     }
 }
 
