@@ -256,18 +256,18 @@ impl DieselStore {
         if let Some(writer) = &self.writer {
             return writer.write(self.events_committed.clone(), f).await;
         }
-        let result = self.run_pooled(f).await;
-        // Whether or not it wrote, succeeded or committed: announcing costs a shared round,
-        // and missing one would leave other instances reading an old answer.
-        if let Some(cache) = &self.read_cache {
+        let (result, began) = self.run_pooled(f).await;
+        // Whether it succeeded or not (a failure may come after the commit): a round is
+        // shared and cheap, a missed one would leave other instances reading old answers.
+        if let (Some(cache), true) = (&self.read_cache, began.may_change_cached_answers()) {
             cache.wrote().await;
         }
         result
     }
 
     /// Runs `f` with a connection of the pool on tokio's blocking pool (PostgreSQL), then the
-    /// events callback if it wrote events.
-    async fn run_pooled<T, F>(&self, f: F) -> StoreResult<T>
+    /// events callback if it wrote events; also says which kinds of transaction `f` began.
+    async fn run_pooled<T, F>(&self, f: F) -> (StoreResult<T>, tx::Began)
     where
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
@@ -275,21 +275,29 @@ impl DieselStore {
         let pool = self.pool.clone();
         let events_committed = self.events_committed.clone();
         let span = tracing::Span::current();
-        tokio::task::spawn_blocking(move || {
+        let (result, began) = tokio::task::spawn_blocking(move || {
             span.in_scope(|| {
-                let mut conn = pool.get().map_err(DbError::Pool)?;
-                let (result, wrote_events) = repos::outbox::noting_events(|| f(&mut conn));
+                let mut conn = match pool.get() {
+                    Ok(conn) => conn,
+                    Err(error) => return (Err(DbError::Pool(error)), tx::Began::default()),
+                };
+                let ((result, wrote_events), began) =
+                    tx::noting_transactions(|| repos::outbox::noting_events(|| f(&mut conn)));
                 // Write transactions commit inside `f`. One that wrote events and then rolled
                 // back only costs the worker a pass that finds nothing.
                 if let (true, Some(callback)) = (wrote_events, &events_committed) {
                     callback();
                 }
-                result
+                (result, began)
             })
         })
         .await
-        .unwrap_or_else(|e| Err(DbError::Task(format!("storage task failed: {e}"))))
-        .map_err(failed)
+        .unwrap_or_else(|e| {
+            // Nothing says what the task did before it failed: count it as a write.
+            let failed = Err(DbError::Task(format!("storage task failed: {e}")));
+            (failed, tx::Began::default())
+        });
+        (result.map_err(failed), began)
     }
 
     /// Runs a read: `f` in one read transaction (`tx::read`: one snapshot for all its
@@ -324,7 +332,7 @@ impl DieselStore {
                 .map_err(DbError::Pool)
                 .and_then(|mut conn| f(&mut conn))
                 .map_err(failed),
-            None => self.run_pooled(f).await,
+            None => self.run_pooled(f).await.0,
         }
     }
 

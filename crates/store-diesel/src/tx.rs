@@ -13,7 +13,40 @@ pub(crate) fn write_tx<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
+    note(Began::WRITE);
     in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", f)
+}
+
+/// The kinds of transaction begun on this thread while `noting_transactions` runs, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Began(u8);
+
+impl Began {
+    const WRITE: Began = Began(1);
+    const BOOKKEEPING: Began = Began(2);
+    const READ: Began = Began(4);
+
+    /// Whether what ran may have changed what the read cache remembers: a `write_tx`, or
+    /// statements outside any of these helpers (which nothing vouches for). Reads and the
+    /// webhook worker's bookkeeping (outbox, deliveries: never cached) cannot.
+    pub(crate) fn may_change_cached_answers(self) -> bool {
+        self == Began::default() || self.0 & Began::WRITE.0 != 0
+    }
+}
+
+thread_local! {
+    static BEGAN: std::cell::Cell<Began> = const { std::cell::Cell::new(Began(0)) };
+}
+
+fn note(kind: Began) {
+    BEGAN.with(|began| began.set(Began(began.get().0 | kind.0)));
+}
+
+/// Runs `operation`, and says which kinds of transaction it began on this thread.
+pub(crate) fn noting_transactions<T>(operation: impl FnOnce() -> T) -> (T, Began) {
+    BEGAN.with(|began| began.set(Began::default()));
+    let result = operation();
+    (result, BEGAN.with(|began| began.replace(Began::default())))
 }
 
 /// A write of the webhook worker's own bookkeeping (fan-out, leases, attempt records), never
@@ -29,7 +62,8 @@ pub(crate) fn worker_tx<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
-    write_tx(conn, |conn| {
+    note(Began::BOOKKEEPING);
+    in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", |conn| {
         if let DbConnection::Postgresql(inner) = conn {
             diesel::connection::SimpleConnection::batch_execute(
                 inner,
@@ -46,6 +80,7 @@ pub(crate) fn read<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
+    note(Began::READ);
     in_transaction(conn, "BEGIN DEFERRED", "BEGIN READ ONLY", f)
 }
 
@@ -181,5 +216,33 @@ mod tests {
         fn is_broken_for_test(&mut self) -> bool {
             diesel::r2d2::R2D2Connection::is_broken(self)
         }
+    }
+
+    /// A PostgreSQL instance announces after what may have changed a cached answer, and only
+    /// then (`DieselStore::run`): reads and the worker's bookkeeping change none.
+    #[test]
+    fn writes_and_unknown_statements_may_change_cached_answers_reads_and_bookkeeping_cannot() {
+        let mut conn = sqlite();
+        let mut began = |f: &dyn Fn(&mut DbConnection)| noting_transactions(|| f(&mut conn)).1;
+        let write = |conn: &mut DbConnection| write_tx(conn, |_| Ok(())).unwrap();
+        let bookkeeping = |conn: &mut DbConnection| worker_tx(conn, |_| Ok(())).unwrap();
+        let read_only = |conn: &mut DbConnection| read(conn, |_| Ok(())).unwrap();
+
+        assert!(began(&write).may_change_cached_answers());
+        assert!(!began(&bookkeeping).may_change_cached_answers());
+        assert!(!began(&read_only).may_change_cached_answers());
+        assert!(began(&|conn| {
+            read_only(conn);
+            bookkeeping(conn);
+            write(conn);
+        })
+        .may_change_cached_answers());
+        // Statements outside the helpers: nothing vouches for them.
+        assert!(began(&|conn| {
+            diesel::sql_query("INSERT INTO t (v) VALUES (1)")
+                .execute(conn)
+                .unwrap();
+        })
+        .may_change_cached_answers());
     }
 }
