@@ -231,10 +231,11 @@ impl SubscriberStore for DieselStore {
         now: Timestamp,
     ) -> StoreResult<(Subscriber, bool)> {
         // Most identifies are of someone known, with nothing new: a read says so without
-        // queueing for the write lock (S5 of `cargo xtask bench`).
+        // queueing for the write lock (S5 of `cargo xtask bench`). One statement, so no
+        // transaction around it (two round trips on PostgreSQL).
         let unchanged = {
             let (input, team_id) = (input.clone(), team.to_string());
-            self.run_read(move |conn| {
+            self.run_read_one(move |conn| {
                 let Some(row) = by_email(conn, &team_id, input.email.as_str())? else {
                     return Ok(None);
                 };
