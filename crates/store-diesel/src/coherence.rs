@@ -54,6 +54,12 @@ const TOKEN_WAIT: Duration = Duration::from_secs(2);
 /// How long after a failed connection attempt the link tries again; meanwhile reads go uncached.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
+/// How long after a round's token failed to come back the link tries again: such a link is
+/// likely to stay deaf (see `round`), and reads go uncached at once meanwhile.
+const DEAF_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+const TOKEN_MISSING: &str = "the round's own notification did not come back";
+
 /// The handle the read cache holds; dropping the last one ends the link's thread.
 pub(crate) struct Coherence {
     shared: Arc<Shared>,
@@ -242,6 +248,15 @@ impl Link {
                 tracing::warn!(%error, "read cache: the coherence link failed; reading uncached until it is back");
                 self.conn = None;
                 self.owe_announce |= announce;
+                if error == TOKEN_MISSING {
+                    // Not a dead socket but a link that cannot hear itself (a pooler in
+                    // transaction mode): waiting for it again would hold every read up.
+                    tracing::warn!(
+                        "read cache: the coherence link needs a session of its own \
+                         (PostgreSQL itself or a session-mode pooler); reading uncached"
+                    );
+                    self.retry_at = Some(Instant::now() + DEAF_RETRY_AFTER);
+                }
                 None
             }
         }
@@ -322,7 +337,7 @@ fn read_until(conn: &mut PgConnection, channel: &str, token: Option<u64>) -> Res
             return Ok(changed);
         }
         if Instant::now() >= deadline {
-            return Err("the round's own notification did not come back".into());
+            return Err(TOKEN_MISSING.into());
         }
         thread::sleep(Duration::from_micros(200));
     }
