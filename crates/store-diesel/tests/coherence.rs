@@ -34,6 +34,17 @@ async fn remembered(store: &DieselStore, key: &ApiKey) -> Option<ApiKeyGrant> {
     last
 }
 
+/// Renames the key by hand on a connection of its own: a change Sounding does not announce.
+fn rename_outside(url: &str, key: &ApiKey, name: &str) {
+    outside(
+        url,
+        &format!(
+            "UPDATE api_keys SET name = '{name}' WHERE id = '{}'",
+            key.id
+        ),
+    );
+}
+
 fn name_of(grant: &Option<ApiKeyGrant>) -> Option<&str> {
     grant.as_ref().and_then(|g| g.key.name.as_deref())
 }
@@ -88,13 +99,7 @@ async fn answers_are_remembered_until_a_change_is_announced() {
     assert_eq!(name_of(&remembered(&second, key).await), None);
 
     // A change by a connection that announces nothing is not seen: the answer is remembered.
-    outside(
-        &url,
-        &format!(
-            "UPDATE api_keys SET name = 'renamed' WHERE id = '{}'",
-            key.id
-        ),
-    );
+    rename_outside(&url, key, "renamed");
     let grant = second.api_key_by_hash(&key.key_hash).await.unwrap();
     assert_eq!(name_of(&grant), None, "served from the cache");
 
@@ -111,13 +116,7 @@ async fn a_broken_link_reads_the_database_until_it_is_back() {
     };
     let key = &team.key;
     assert_eq!(name_of(&remembered(&second, key).await), None);
-    outside(
-        &url,
-        &format!(
-            "UPDATE api_keys SET name = 'unannounced' WHERE id = '{}'",
-            key.id
-        ),
-    );
+    rename_outside(&url, key, "unannounced");
     // Both instances' links die (a network cut, a restart of their backends): notifications
     // may have been missed, so nothing remembered may be served.
     outside(
