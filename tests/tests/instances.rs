@@ -9,8 +9,13 @@ use sounding_domain::access::Role;
 use sounding_tests::{
     bin::ServerProcess,
     client::{op_request, Reply},
-    Engine, TestApp,
+    engine_tests, TestApp,
 };
+
+engine_tests!(
+    an_edit_through_one_instance_is_read_through_the_other_at_once,
+    a_key_deleted_through_one_instance_fails_at_once_on_the_other,
+);
 
 /// The second instance: `sounding serve` on the first one's database.
 struct Second {
@@ -43,6 +48,9 @@ impl Second {
 }
 
 async fn an_edit_through_one_instance_is_read_through_the_other_at_once(app: TestApp) {
+    if app.skips_memory("a second process cannot share memory://") {
+        return;
+    }
     let second = Second::start(&app);
     let item = app.feedback(json!({"title": "Version 0"})).await;
     let info = json!({"id": item["id"]});
@@ -67,6 +75,9 @@ async fn an_edit_through_one_instance_is_read_through_the_other_at_once(app: Tes
 }
 
 async fn a_key_deleted_through_one_instance_fails_at_once_on_the_other(app: TestApp) {
+    if app.skips_memory("a second process cannot share memory://") {
+        return;
+    }
     let second = Second::start(&app);
     for _ in 0..5 {
         let (key, key_id) = app.key_with(Role::Admin, false).await;
@@ -80,37 +91,5 @@ async fn a_key_deleted_through_one_instance_fails_at_once_on_the_other(app: Test
             .call(&key, "feedback-boards.list", json!({}))
             .await
             .assert_error(401, "Authentication required");
-    }
-}
-
-mod sqlite {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_edit_through_one_instance_is_read_through_the_other_at_once() {
-        if let Some(app) = super::TestApp::spawn(super::Engine::Sqlite).await {
-            super::an_edit_through_one_instance_is_read_through_the_other_at_once(app).await;
-        }
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_key_deleted_through_one_instance_fails_at_once_on_the_other() {
-        if let Some(app) = super::TestApp::spawn(super::Engine::Sqlite).await {
-            super::a_key_deleted_through_one_instance_fails_at_once_on_the_other(app).await;
-        }
-    }
-}
-
-mod postgres {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_edit_through_one_instance_is_read_through_the_other_at_once() {
-        if let Some(app) = super::TestApp::spawn(super::Engine::Postgres).await {
-            super::an_edit_through_one_instance_is_read_through_the_other_at_once(app).await;
-        }
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_key_deleted_through_one_instance_fails_at_once_on_the_other() {
-        if let Some(app) = super::TestApp::spawn(super::Engine::Postgres).await {
-            super::a_key_deleted_through_one_instance_fails_at_once_on_the_other(app).await;
-        }
     }
 }
