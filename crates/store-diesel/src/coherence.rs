@@ -35,8 +35,6 @@ use std::{
 use diesel::{connection::SimpleConnection, pg::PgConnection, Connection};
 use tokio::sync::oneshot;
 
-use crate::read_cache::Asked;
-
 /// The channel every instance notifies after a commit, and every instance listens on.
 const CHANGES: &str = "sounding_changes";
 
@@ -73,7 +71,7 @@ struct Shared {
 #[derive(Default)]
 struct Waiting {
     /// Reads waiting for the commit count of a round that begins after they asked.
-    asks: Vec<oneshot::Sender<Option<Asked>>>,
+    asks: Vec<oneshot::Sender<Option<i64>>>,
     /// Writes of this instance waiting for a round to announce them.
     announces: Vec<oneshot::Sender<()>>,
     /// The handle is gone: the thread ends.
@@ -97,7 +95,7 @@ impl Coherence {
 
     /// The commit count as of a round that began after this call, or `None` when the link is
     /// down (the caller then reads without the cache).
-    pub(crate) async fn ask(&self) -> Option<Asked> {
+    pub(crate) async fn ask(&self) -> Option<i64> {
         let (answer, asked) = oneshot::channel();
         self.shared.lock().asks.push(answer);
         self.shared.wake.notify_one();
@@ -140,8 +138,6 @@ struct Link {
     token: u64,
     /// The commit count: moves on with every round that saw a change.
     count: i64,
-    /// The count the previous round answered, for `Asked::quiet`.
-    answered: i64,
     /// A change must be announced on the next round (after a reconnect).
     owe_announce: bool,
 }
@@ -156,7 +152,6 @@ impl Link {
             retry_at: None,
             token: 0,
             count: 0,
-            answered: -1,
             owe_announce: false,
         }
     }
@@ -199,7 +194,7 @@ impl Link {
     /// One round: the commit count after it, or `None` when the link is down. A link found
     /// broken is opened again at once and the round tried once more: a write waiting to be
     /// announced must not be acknowledged unannounced because a connection had gone stale.
-    fn round(&mut self, announce: bool) -> Option<Asked> {
+    fn round(&mut self, announce: bool) -> Option<i64> {
         self.try_round(announce).or_else(|| {
             if self.conn.is_none() && self.retry_at.is_none() {
                 self.try_round(announce)
@@ -209,7 +204,7 @@ impl Link {
         })
     }
 
-    fn try_round(&mut self, announce: bool) -> Option<Asked> {
+    fn try_round(&mut self, announce: bool) -> Option<i64> {
         let announce = announce || self.owe_announce;
         if self.conn.is_none() && !self.connect() {
             if announce {
@@ -237,12 +232,7 @@ impl Link {
                 if changed {
                     self.count += 1;
                 }
-                let quiet = self.count == self.answered;
-                self.answered = self.count;
-                Some(Asked {
-                    version: self.count,
-                    quiet,
-                })
+                Some(self.count)
             }
             Err(error) => {
                 tracing::warn!(%error, "read cache: the coherence link failed; reading uncached until it is back");

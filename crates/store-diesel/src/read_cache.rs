@@ -22,7 +22,10 @@
 use std::{
     any::Any,
     hash::{BuildHasher, Hash, RandomState},
-    sync::{Arc, Mutex, PoisonError},
+    sync::{
+        atomic::{AtomicI64, Ordering},
+        Arc, Mutex, PoisonError,
+    },
 };
 
 use diesel::{
@@ -60,6 +63,8 @@ type Version = i64;
 
 pub(crate) struct ReadCache {
     versions: Versions,
+    /// The count the previous ask got, for `Asked::quiet`.
+    last_version: AtomicI64,
     pub(crate) keys: Memo<String, Option<ApiKeyGrant>>,
     pub(crate) items: Memo<(TeamId, FeedbackId), Option<FeedbackView>>,
     pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
@@ -69,9 +74,8 @@ pub(crate) struct ReadCache {
 
 /// Where the commit count comes from.
 enum Versions {
-    /// The connection that asks `PRAGMA data_version` (only ever this one, see the module),
-    /// with the number it answered last.
-    Sqlite(Mutex<(SqliteConnection, Version)>),
+    /// The connection that asks `PRAGMA data_version` (only ever this one, see the module).
+    Sqlite(Mutex<SqliteConnection>),
     /// The instance's link to PostgreSQL.
     Postgres(Coherence),
 }
@@ -106,10 +110,7 @@ impl ReadCache {
         let mut conn = SqliteConnection::establish(path)
             .map_err(|e| DbError::Task(format!("read cache connection: {e}")))?;
         conn.batch_execute("PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;")?;
-        Ok(Self::with(
-            Versions::Sqlite(Mutex::new((conn, Version::MIN))),
-            budget_bytes,
-        ))
+        Ok(Self::with(Versions::Sqlite(Mutex::new(conn)), budget_bytes))
     }
 
     /// A cache of the PostgreSQL database at `url`, holding about `budget_bytes` of answers,
@@ -124,6 +125,7 @@ impl ReadCache {
         let answers = Answers::new(budget_bytes);
         ReadCache {
             versions,
+            last_version: AtomicI64::new(Version::MIN),
             keys: Memo::of(&answers, Kind::Key),
             items: Memo::of(&answers, Kind::Item),
             lists: Memo::of(&answers, Kind::List),
@@ -135,25 +137,22 @@ impl ReadCache {
     /// The database's commit count now, and whether it is the one the previous ask got;
     /// `None` when it cannot be known (the caller reads uncached).
     pub(crate) async fn version(&self) -> Option<Asked> {
-        match &self.versions {
-            Versions::Sqlite(versions) => {
-                let mut guard = versions.lock().unwrap_or_else(PoisonError::into_inner);
-                let (conn, last) = &mut *guard;
-                match DataVersion.get_result::<Version>(conn) {
-                    Ok(version) => {
-                        let quiet = *last == version;
-                        *last = version;
-                        Some(Asked { version, quiet })
-                    }
+        let version = match &self.versions {
+            Versions::Sqlite(conn) => {
+                let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
+                match DataVersion.get_result::<Version>(&mut *conn) {
+                    Ok(version) => version,
                     Err(error) => {
                         let error = sounding_domain::ports::StoreError::from(DbError::from(error));
                         tracing::warn!(%error, "read cache: no data_version; reading uncached");
-                        None
+                        return None;
                     }
                 }
             }
-            Versions::Postgres(coherence) => coherence.ask().await,
-        }
+            Versions::Postgres(coherence) => coherence.ask().await?,
+        };
+        let quiet = self.last_version.swap(version, Ordering::Relaxed) == version;
+        Some(Asked { version, quiet })
     }
 
     /// Called after every write transaction of this instance: on PostgreSQL it returns once
