@@ -442,6 +442,11 @@ pub struct CreatedRange {
 }
 
 impl CreatedRange {
+    /// Neither end given: every item, whenever it was created.
+    pub fn is_unbounded(&self) -> bool {
+        self.from.is_none() && self.to.is_none()
+    }
+
     /// Parses RFC 3339 timestamps, or dates (`2026-11-26`: `from` at the day's start, `to`
     /// at its end). An end before its start is refused rather than answered empty.
     pub fn parse(from: Option<&str>, to: Option<&str>) -> DomainResult<Self> {

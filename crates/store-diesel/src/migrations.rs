@@ -324,6 +324,77 @@ mod tests {
         );
     }
 
+    /// A database from before `feedback_counts` gets its items counted into it by team, board
+    /// (`''` for none), status and listing (0 listed, 1 held, 2 archived).
+    #[test]
+    fn the_feedback_counts_migration_counts_the_items_already_there() {
+        use diesel::{
+            connection::SimpleConnection,
+            sql_types::{BigInt, SmallInt, Text},
+            QueryableByName,
+        };
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            team_id: String,
+            #[diesel(sql_type = Text)]
+            board_id: String,
+            #[diesel(sql_type = Text)]
+            status: String,
+            #[diesel(sql_type = SmallInt)]
+            listing: i16,
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let mut conn = migrated_up_to("_feedback_counts");
+        let at = "'2026-01-01 00:00:00'";
+        // Foreign keys off: no teams, boards or creators needed.
+        let item =
+            |id: &str, team: &str, board: &str, status: &str, published: &str, archived: &str| {
+                format!(
+                "INSERT INTO feedback (id, team_id, board_id, url_id, title, status, priority, \
+                 creator_id, search_text, published_at, archived_at, created_at, updated_at) \
+                 VALUES ('{id}', '{team}', {board}, '{id}', 'x', '{status}', 'medium', 's', 'x', \
+                 {published}, {archived}, {at}, {at});"
+            )
+            };
+        conn.batch_execute(&format!(
+            "PRAGMA foreign_keys = OFF; {}{}{}{}{}{}",
+            item("1", "t", "'a'", "planned", at, "NULL"),
+            item("2", "t", "'a'", "planned", at, "NULL"),
+            item("3", "t", "'a'", "planned", "NULL", "NULL"),
+            item("4", "t", "'a'", "closed", at, at),
+            item("5", "t", "NULL", "planned", at, "NULL"),
+            item("6", "u", "NULL", "planned", at, "NULL"),
+        ))
+        .unwrap();
+        conn.run_next_migration(SQLITE).unwrap();
+        let rows = diesel::sql_query(
+            "SELECT team_id, board_id, status, listing, n FROM feedback_counts \
+             ORDER BY team_id, board_id, status, listing",
+        )
+        .load::<Row>(&mut conn)
+        .unwrap();
+        let row = |team: &str, board: &str, status: &str, listing: i16, n: i64| Row {
+            team_id: team.into(),
+            board_id: board.into(),
+            status: status.into(),
+            listing,
+            n,
+        };
+        assert_eq!(
+            rows,
+            [
+                row("t", "", "planned", 0, 1),
+                row("t", "a", "closed", 2, 1),
+                row("t", "a", "planned", 0, 2),
+                row("t", "a", "planned", 1, 1),
+                row("u", "", "planned", 0, 1),
+            ]
+        );
+    }
+
     /// A database from before `root_comment_count` gets each topic's top-level comments
     /// counted into it, tombstones included; replies are not counted.
     #[test]

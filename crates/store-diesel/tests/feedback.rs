@@ -29,6 +29,7 @@ use support::{on_every_engine, postgres, sqlite, team, Env};
 
 on_every_engine!(
     a_public_boards_total_follows_every_change_to_its_items,
+    every_lists_kept_total_follows_every_change_to_its_items,
     a_boards_feedback_count_follows_every_change_to_its_items,
     commits_that_wrote_events_are_announced_and_reads_are_not,
 );
@@ -73,8 +74,8 @@ async fn list(store: &DieselStore, team: TeamId, query: &FeedbackQuery) -> (Vec<
 // Checks
 
 /// A public board's list without filters reads its total from `feedback_public_counts`, which
-/// triggers keep; asking for every status takes the counting path. The two must agree after
-/// each change, and match what was done.
+/// triggers keep; a date range takes the counting path. The two must agree after each change,
+/// and match what was done.
 async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
     let store = &*env.store;
     let (a, b) = (team(store, "a").await, team(store, "b").await);
@@ -86,14 +87,7 @@ async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
         let mut q = query(FeedbackScope::Public, FeedbackSort::Top);
         q.board_id = Some(board);
         let kept = list(store, team, &q).await.1;
-        q.statuses = vec![
-            FeedbackStatus::InReview,
-            FeedbackStatus::InProgress,
-            FeedbackStatus::Planned,
-            FeedbackStatus::Completed,
-            FeedbackStatus::Closed,
-        ];
-        let counted = list(store, team, &q).await.1;
+        let counted = counted_total(store, team, &q).await;
         assert_eq!(kept, counted, "kept and counted totals of {board}");
         kept
     };
@@ -160,6 +154,145 @@ async fn a_public_boards_total_follows_every_change_to_its_items(env: Env) {
     x.meta.is_public = true;
     store.save_board(&x).await.unwrap();
     assert_eq!(totals(a, x.id).await, 3);
+}
+
+/// The list's total the slow way: the same query with a date range that holds every item,
+/// which the store answers by counting the items themselves.
+async fn counted_total(store: &DieselStore, team: TeamId, query: &FeedbackQuery) -> i64 {
+    let mut q = query.clone();
+    q.created.from = Some(t0().plus_seconds(-86_400));
+    list(store, team, &q).await.1
+}
+
+/// Every list without a tag, search or date range reads its total from `feedback_counts`,
+/// which triggers keep per team, board, status and listing. After each kind of change to an
+/// item or a board, the kept total of every scope, board and status filter must equal the
+/// counted one, and match what was done.
+async fn every_lists_kept_total_follows_every_change_to_its_items(env: Env) {
+    let store = &*env.store;
+    let (a, b) = (team(store, "a").await, team(store, "b").await);
+    let jane = subscriber(store, a, "jane@example.com").await;
+    let bob = subscriber(store, b, "bob@example.com").await;
+    let mut x = board(store, a, "x", true).await;
+    let y = board(store, a, "y", false).await;
+    let team_open = FeedbackScope::Team {
+        include_archived: false,
+    };
+    let scopes = [FeedbackScope::Public, team_open, TEAM_ALL];
+    let status_sets = [
+        Vec::new(),
+        vec![FeedbackStatus::InReview],
+        vec![FeedbackStatus::Planned, FeedbackStatus::Closed],
+    ];
+    // Every kept total checked against its count; the ones asked for returned.
+    let check = || async {
+        for scope in scopes {
+            for board in [None, Some(x.id), Some(y.id)] {
+                for statuses in &status_sets {
+                    let mut q = query(scope, FeedbackSort::Newest);
+                    (q.board_id, q.statuses) = (board, statuses.clone());
+                    let kept = list(store, a, &q).await.1;
+                    assert_eq!(
+                        kept,
+                        counted_total(store, a, &q).await,
+                        "kept and counted totals of {scope:?}, board {board:?}, {statuses:?}"
+                    );
+                }
+            }
+        }
+    };
+    let total = |scope: FeedbackScope, board: Option<BoardId>| async move {
+        let mut q = query(scope, FeedbackSort::Newest);
+        q.board_id = board;
+        list(store, a, &q).await.1
+    };
+    let make = |board: Option<&Board>, title: &str, published: bool| {
+        let mut f = item(a, jane.id, title, t0());
+        f.board_id = board.map(|b| b.id);
+        if !published {
+            f.published_at = None;
+        }
+        f
+    };
+    let mut items = Vec::new();
+    for (board, title, published) in [
+        (None, "n1", true),
+        (None, "n2", false),
+        (Some(&x), "x1", true),
+        (Some(&x), "x2", true),
+        (Some(&x), "x3", false),
+        (Some(&y), "y1", true),
+    ] {
+        let f = make(board, title, published);
+        store.insert_feedback(&f, &[], &[]).await.unwrap();
+        items.push(f);
+    }
+    let elsewhere = item(b, bob.id, "b1", t0());
+    store.insert_feedback(&elsewhere, &[], &[]).await.unwrap();
+    check().await;
+    assert_eq!(
+        (
+            total(FeedbackScope::Public, None).await,
+            total(team_open, None).await,
+            total(team_open, Some(x.id)).await,
+        ),
+        (3, 6, 3),
+        "public: n1, x1, x2; the team's: all six of its own"
+    );
+
+    let save = |f: Feedback| async move { assert!(store.save_feedback(&f, &[]).await.unwrap()) };
+    // Published, archived, a new status, moved between boards and off them, unarchived.
+    items[4].published_at = Some(t0());
+    save(items[4].clone()).await;
+    check().await;
+    assert_eq!(total(FeedbackScope::Public, None).await, 4);
+    items[2].archived_at = Some(t0());
+    save(items[2].clone()).await;
+    check().await;
+    assert_eq!(
+        (total(team_open, None).await, total(TEAM_ALL, None).await),
+        (5, 6)
+    );
+    items[3].status = FeedbackStatus::Planned;
+    save(items[3].clone()).await;
+    check().await;
+    items[3].board_id = Some(y.id);
+    save(items[3].clone()).await;
+    check().await;
+    assert_eq!(total(team_open, Some(y.id)).await, 2);
+    items[0].board_id = Some(x.id);
+    save(items[0].clone()).await;
+    items[5].board_id = None;
+    save(items[5].clone()).await;
+    check().await;
+    items[2].archived_at = None;
+    save(items[2].clone()).await;
+    check().await;
+    // A change to anything else leaves the totals as they are.
+    let before = total(TEAM_ALL, None).await;
+    items[1].title = "n2, renamed".into();
+    items[1].published_at = None;
+    save(items[1].clone()).await;
+    assert_eq!(total(TEAM_ALL, None).await, before);
+    assert!(store.delete_feedback(a, items[1].id, &[]).await.unwrap());
+    check().await;
+    assert_eq!(total(TEAM_ALL, None).await, 5);
+
+    // The board's own visibility decides what the public sees of it.
+    x.meta.is_public = false;
+    store.save_board(&x).await.unwrap();
+    check().await;
+    assert_eq!(total(FeedbackScope::Public, Some(x.id)).await, 0);
+    x.meta.is_public = true;
+    store.save_board(&x).await.unwrap();
+    check().await;
+    assert_eq!(
+        list(store, b, &query(TEAM_ALL, FeedbackSort::Newest))
+            .await
+            .1,
+        1,
+        "another team's items are its own"
+    );
 }
 
 /// A board's `feedback_count` is read from `feedback_board_counts`, which triggers keep. After

@@ -5,7 +5,8 @@
 use diesel::{sql_types::BigInt, QueryableByName};
 use sounding_domain::{
     feedback::{
-        FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackView, PublicCondition, LISTED_PUBLICLY,
+        FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView, PublicCondition,
+        LISTED_PUBLICLY,
     },
     ids::BoardId,
     page::Paged,
@@ -68,17 +69,17 @@ pub(super) fn list(
     })
 }
 
-/// How many items the query picks. A public board's whole list is read from
-/// `feedback_public_counts`, kept by triggers (migrations/2026-11-27-000001_public_counts);
-/// any other query counts its rows.
+/// How many items the query picks, read from counts the triggers keep wherever the filters
+/// allow: a public board's whole list from `feedback_public_counts` (one board, at most 16
+/// rows), any other list by scope, board and status from `feedback_counts`
+/// (migrations/2026-12-04-000001_feedback_counts: a few rows per board and status). Only a
+/// tag, a search or a date range counts the items themselves.
 fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult<i64> {
     let mut count = RawSql::new();
+    let kept = query.tag_id.is_none() && query.search.is_none() && query.created.is_unbounded();
     match query.board_id {
         Some(board)
-            if query.scope == FeedbackScope::Public
-                && query.statuses.is_empty()
-                && query.tag_id.is_none()
-                && query.search.is_none() =>
+            if kept && query.scope == FeedbackScope::Public && query.statuses.is_empty() =>
         {
             let board = board.to_string();
             count
@@ -93,12 +94,77 @@ fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult
                 .text(team)
                 .push(" AND b.is_public = TRUE)), 0) AS n");
         }
+        _ if kept => kept_count(&mut count, team, query),
         _ => {
             count.push("SELECT COUNT(*) AS n FROM feedback f");
             selection(&mut count, team, query);
         }
     }
     Ok(count.load::<Count>(conn)?.first().map_or(0, |c| c.n))
+}
+
+/// The sum of the query's rows of `feedback_counts`: the scope's listings, the board's rows
+/// (`''` for items on no board) and the statuses'. The public scope is `LISTED_PUBLICLY`
+/// said over the kept rows, as `listed_publicly` says it over the items.
+fn kept_count(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
+    sql.push(
+        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM feedback_counts c \
+         WHERE c.team_id = ",
+    )
+    .text(team);
+    if let Some(board) = query.board_id {
+        sql.push(" AND c.board_id = ").text(board.to_string());
+    }
+    match query.scope {
+        FeedbackScope::Public => {
+            for condition in LISTED_PUBLICLY {
+                match condition {
+                    PublicCondition::Published => sql.push(" AND c.listing <> 1"),
+                    PublicCondition::NotArchived => sql.push(" AND c.listing <> 2"),
+                    PublicCondition::OnPublicBoardOrNone => match query.board_id {
+                        Some(board) => sql
+                            .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
+                            .text(board.to_string())
+                            .push(" AND b.is_public = TRUE)"),
+                        None => sql
+                            .push(
+                                " AND (c.board_id = '' OR c.board_id IN (SELECT b.id FROM \
+                                 feedback_boards b WHERE b.team_id = ",
+                            )
+                            .text(team)
+                            .push(" AND b.is_public = TRUE))"),
+                    },
+                };
+            }
+        }
+        FeedbackScope::Team {
+            include_archived: false,
+        } => {
+            sql.push(" AND c.listing <> 2");
+        }
+        FeedbackScope::Team {
+            include_archived: true,
+        } => {}
+    }
+    if !query.statuses.is_empty() {
+        sql.push(" AND c.status IN (");
+        statuses(sql, &query.statuses);
+        sql.push(")");
+    }
+}
+
+/// The statuses as a list of values, sorted and without repeats: each distinct SQL text
+/// stays prepared on its connection, so asking for a status twice must not make another one.
+fn statuses(sql: &mut RawSql, statuses: &[FeedbackStatus]) {
+    let mut statuses: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+    statuses.sort_unstable();
+    statuses.dedup();
+    for (i, status) in statuses.into_iter().enumerate() {
+        if i > 0 {
+            sql.push(", ");
+        }
+        sql.text(status);
+    }
 }
 
 /// `LEFT JOIN` of each item's activity in the trending window: its votes and comments created
@@ -140,18 +206,8 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
         } => {}
     }
     if !query.statuses.is_empty() {
-        // Each distinct SQL text stays prepared on its connection: asking for a status twice
-        // must not make another one.
-        let mut statuses: Vec<&str> = query.statuses.iter().map(|s| s.as_str()).collect();
-        statuses.sort_unstable();
-        statuses.dedup();
         sql.push(" AND f.status IN (");
-        for (i, status) in statuses.into_iter().enumerate() {
-            if i > 0 {
-                sql.push(", ");
-            }
-            sql.text(status);
-        }
+        statuses(sql, &query.statuses);
         sql.push(")");
     }
     if let Some(board) = query.board_id {
@@ -383,6 +439,57 @@ pub(super) mod tests {
             assert!(
                 plans.iter().all(|(_, plan)| !plan.contains("SCAN f")),
                 "no statement scans the feedback table: {plans:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_team_lists_total_is_read_from_the_kept_counts_for_every_scope_and_status() {
+        let (mut conn, _) = counted();
+        let (team, board) = (TeamId::new(), BoardId::new());
+        insert_board(&mut conn, team, board, 0);
+        let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
+        insert_item(&mut conn, &published_item(team, board, t0));
+        for (scope, board, statuses) in [
+            (
+                FeedbackScope::Team {
+                    include_archived: false,
+                },
+                None,
+                vec![],
+            ),
+            (
+                FeedbackScope::Team {
+                    include_archived: true,
+                },
+                Some(board),
+                vec![FeedbackStatus::InReview, FeedbackStatus::Planned],
+            ),
+            (FeedbackScope::Public, None, vec![FeedbackStatus::InReview]),
+        ] {
+            let query = FeedbackQuery {
+                scope,
+                sort: FeedbackSort::Newest,
+                statuses,
+                board_id: board,
+                tag_id: None,
+                search: None,
+                trending_since: t0,
+                created: sounding_domain::feedback::CreatedRange::default(),
+                page: PageRequest {
+                    limit: 20,
+                    offset: 0,
+                },
+            };
+            let plans = crate::raw_sql::plans::explained(&mut conn, |conn| {
+                assert_eq!(list(conn, &team.to_string(), &query).unwrap().total, 1);
+            });
+            let count = &plans[0];
+            assert!(
+                count.0.contains("FROM feedback_counts")
+                    && !count.0.contains("FROM feedback f")
+                    && count.1.contains("SEARCH c USING"),
+                "the total is a sum of the team's kept rows ({scope:?}): {count:?}"
             );
         }
     }
