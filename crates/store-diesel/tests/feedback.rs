@@ -200,6 +200,21 @@ async fn every_lists_kept_total_follows_every_change_to_its_items(env: Env) {
                 }
             }
         }
+        // `feedbacks.count` reads the same rows: per status, archived items apart.
+        for board in [None, Some(x.id), Some(y.id)] {
+            let counts = store.count_feedback(a, board).await.unwrap();
+            let mut expected = sounding_domain::feedback_merge::FeedbackCounts::default();
+            for status in FeedbackStatus::ALL {
+                let mut q = query(team_open, FeedbackSort::Newest);
+                (q.board_id, q.statuses) = (board, vec![status]);
+                expected.add(status, false, counted_total(store, a, &q).await);
+            }
+            let mut q = query(TEAM_ALL, FeedbackSort::Newest);
+            q.board_id = board;
+            let all = counted_total(store, a, &q).await;
+            expected.archived = all - expected.total();
+            assert_eq!(counts, expected, "counts of board {board:?}");
+        }
     };
     let total = |scope: FeedbackScope, board: Option<BoardId>| async move {
         let mut q = query(scope, FeedbackSort::Newest);

@@ -223,12 +223,16 @@ impl FeedbackCurationStore for DieselStore {
     ) -> StoreResult<FeedbackCounts> {
         let (team, board) = (team.to_string(), board.map(|b| b.to_string()));
         self.run_read(move |conn| {
-            // One statement: archived items fall in their own bucket, the others in their
-            // status's.
+            // One statement over the kept counts (`feedback_counts`, see list.rs), never over
+            // the items: archived ones (listing 2) fall in their own bucket, the others in
+            // their status's.
             let mut sql = RawSql::new();
-            sql.push("SELECT CASE WHEN archived_at IS NULL THEN status ELSE ")
+            sql.push("SELECT CASE WHEN listing = 2 THEN ")
                 .text(ARCHIVED)
-                .push(" END AS bucket, COUNT(*) AS n FROM feedback WHERE team_id = ")
+                .push(
+                    " ELSE status END AS bucket, CAST(SUM(n) AS BIGINT) AS n \
+                     FROM feedback_counts WHERE team_id = ",
+                )
                 .text(team.as_str());
             if let Some(board) = &board {
                 sql.push(" AND board_id = ").text(board.as_str());
