@@ -395,6 +395,54 @@ mod tests {
         );
     }
 
+    /// A database from before `subscriber_counts` gets each team's live subscribers counted
+    /// into it; deleted ones are left out.
+    #[test]
+    fn the_subscriber_counts_migration_counts_the_subscribers_already_there() {
+        use diesel::{
+            connection::SimpleConnection,
+            sql_types::{BigInt, Text},
+            QueryableByName,
+        };
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            team_id: String,
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let mut conn = migrated_up_to("_subscriber_counts");
+        let at = "'2026-01-01 00:00:00'";
+        let subscriber = |id: &str, team: &str, deleted: &str| {
+            format!(
+                "INSERT INTO subscribers (id, team_id, name, email, source, created_at, \
+                 last_updated, deleted_at) VALUES ('{id}', '{team}', 'x', '{id}@x.io', 'api', \
+                 {at}, {at}, {deleted});"
+            )
+        };
+        conn.batch_execute(&format!(
+            "PRAGMA foreign_keys = OFF; {}{}{}{}",
+            subscriber("1", "t", "NULL"),
+            subscriber("2", "t", "NULL"),
+            subscriber("3", "t", at),
+            subscriber("4", "u", at),
+        ))
+        .unwrap();
+        conn.run_next_migration(SQLITE).unwrap();
+        let rows = diesel::sql_query("SELECT team_id, n FROM subscriber_counts ORDER BY team_id")
+            .load::<Row>(&mut conn)
+            .unwrap();
+        assert_eq!(
+            rows,
+            [Row {
+                team_id: "t".into(),
+                n: 2
+            }],
+            "deleted subscribers do not count; no row for 0"
+        );
+    }
+
     /// A database from before `root_comment_count` gets each topic's top-level comments
     /// counted into it, tombstones included; replies are not counted.
     #[test]

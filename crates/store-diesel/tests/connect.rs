@@ -38,6 +38,7 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
             "20261202000001",
             "20261203000001",
             "20261204000001",
+            "20261204000002",
         ]
     );
     assert!(store.migrate().await.unwrap().is_empty());

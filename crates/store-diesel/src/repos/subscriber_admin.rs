@@ -14,7 +14,8 @@ use super::{subscribers::SubscriberRow, to_db_time};
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    raw_sql::like_contains,
+    raw_sql::{like_contains, RawSql},
+    repos::paging::count,
     schema::subscribers,
 };
 
@@ -58,7 +59,20 @@ pub(crate) fn live(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Op
         .transpose()
 }
 
-/// One page and the total: two statements whatever the page size.
+/// The team's subscribers that are not deleted, from `subscriber_counts` (kept by triggers,
+/// migrations/2026-12-04-000002_subscriber_counts): at most 16 rows, however many subscribers.
+fn kept_total(conn: &mut DbConnection, team: &str) -> DbResult<i64> {
+    let mut sql = RawSql::new();
+    sql.push(
+        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM subscriber_counts c \
+         WHERE c.team_id = ",
+    )
+    .text(team);
+    count(&sql, conn)
+}
+
+/// One page and the total: two statements whatever the page size; the total is kept unless
+/// the list is searched.
 pub(crate) fn list(
     conn: &mut DbConnection,
     team: &str,
@@ -83,7 +97,10 @@ pub(crate) fn list(
             q
         }};
     }
-    let total: i64 = scoped!().select(count_star()).get_result(conn)?;
+    let total = match &pattern {
+        Some(_) => scoped!().select(count_star()).get_result(conn)?,
+        None => kept_total(conn, team)?,
+    };
     let mut page = scoped!().select(SubscriberRow::as_select());
     page = match query.sort {
         SubscriberSort::CreatedAt => {
@@ -182,10 +199,35 @@ mod tests {
         for (limit, expected) in [(1, 1), (25, 25), (100, 30)] {
             statements.store(0, Ordering::SeqCst);
             let page = PageRequest::new(Some(limit), None, 20).unwrap();
-            let query = SubscriberQuery::new(Some("x.io"), Some("name"), page).unwrap();
-            let found = list(&mut conn, &team.to_string(), &query).unwrap();
-            assert_eq!((found.items.len(), found.total), (expected, 30));
-            assert_eq!(statements.load(Ordering::SeqCst), 2, "limit {limit}");
+            for search in [Some("x.io"), None] {
+                statements.store(0, Ordering::SeqCst);
+                let query = SubscriberQuery::new(search, Some("name"), page).unwrap();
+                let found = list(&mut conn, &team.to_string(), &query).unwrap();
+                assert_eq!((found.items.len(), found.total), (expected, 30));
+                assert_eq!(statements.load(Ordering::SeqCst), 2, "limit {limit}");
+            }
         }
+    }
+
+    #[test]
+    fn an_unsearched_lists_total_is_read_from_the_kept_count() {
+        let mut conn = crate::migrations::scratch_sqlite();
+        let team = TeamId::new();
+        let now = Timestamp::from_unix_seconds(1_800_000_000).unwrap();
+        let input = Identify::new(Some("s@x.io"), None, None, None, None).unwrap();
+        let s = Subscriber::identified(team, &input, now);
+        diesel::insert_into(subscribers::table)
+            .values(&SubscriberRow::from_domain(&s).unwrap())
+            .execute(&mut conn)
+            .unwrap();
+        let page = PageRequest::new(Some(20), None, 20).unwrap();
+        let query = SubscriberQuery::new(None, None, page).unwrap();
+        let plans = crate::raw_sql::plans::explained(&mut conn, |conn| {
+            assert_eq!(list(conn, &team.to_string(), &query).unwrap().total, 1);
+        });
+        assert!(
+            plans[0].0.contains("FROM subscriber_counts") && plans[0].1.contains("SEARCH c USING"),
+            "the total is the team's kept rows: {plans:?}"
+        );
     }
 }

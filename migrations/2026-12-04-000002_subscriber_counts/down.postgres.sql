@@ -1,0 +1,2 @@
+DROP TRIGGER subscriber_counts_track ON subscribers;
+DROP FUNCTION subscriber_counts_track();

@@ -1,0 +1,3 @@
+DROP TRIGGER subscriber_counts_update;
+DROP TRIGGER subscriber_counts_delete;
+DROP TRIGGER subscriber_counts_insert;
