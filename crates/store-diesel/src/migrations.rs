@@ -443,6 +443,69 @@ mod tests {
         );
     }
 
+    /// A database from before `topic_counts` gets its topics counted into it by stage and
+    /// whether they are published, with the stage's roadmap and team.
+    #[test]
+    fn the_topic_counts_migration_counts_the_topics_already_there() {
+        use diesel::{
+            connection::SimpleConnection,
+            sql_types::{BigInt, SmallInt, Text},
+            QueryableByName,
+        };
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            stage_id: String,
+            #[diesel(sql_type = SmallInt)]
+            published: i16,
+            #[diesel(sql_type = Text)]
+            roadmap_id: String,
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let mut conn = migrated_up_to("_topic_counts");
+        let at = "'2026-01-01 00:00:00'";
+        let topic = |id: &str, roadmap: &str, stage: &str, published: &str| {
+            format!(
+                "INSERT INTO topics (id, team_id, roadmap_id, stage_id, url_id, title, title_key, \
+                 description, subscriber_id, published_at, created_at, updated_at) VALUES \
+                 ('{id}', 't', '{roadmap}', '{stage}', '{id}', 'T', '{id}', '', 'p', {published}, \
+                 {at}, {at});"
+            )
+        };
+        // Foreign keys off: no teams, roadmaps or stages needed.
+        conn.batch_execute(&format!(
+            "PRAGMA foreign_keys = OFF; {}{}{}{}",
+            topic("1", "r", "s", at),
+            topic("2", "r", "s", at),
+            topic("3", "r", "s", "NULL"),
+            topic("4", "q", "z", at),
+        ))
+        .unwrap();
+        conn.run_next_migration(SQLITE).unwrap();
+        let rows = diesel::sql_query(
+            "SELECT stage_id, published, roadmap_id, n FROM topic_counts \
+             ORDER BY stage_id, published",
+        )
+        .load::<Row>(&mut conn)
+        .unwrap();
+        let row = |stage: &str, published: i16, roadmap: &str, n: i64| Row {
+            stage_id: stage.into(),
+            published,
+            roadmap_id: roadmap.into(),
+            n,
+        };
+        assert_eq!(
+            rows,
+            [
+                row("s", 0, "r", 1),
+                row("s", 1, "r", 2),
+                row("z", 1, "q", 1)
+            ]
+        );
+    }
+
     /// A database from before `root_comment_count` gets each topic's top-level comments
     /// counted into it, tombstones included; replies are not counted.
     #[test]

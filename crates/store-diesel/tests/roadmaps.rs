@@ -39,6 +39,7 @@ on_every_engine!(
     lists_sort_by_each_column_with_ties_by_id,
     lists_filter_by_roadmap_stage_and_publication_and_page,
     lists_and_threads_run_a_constant_number_of_statements,
+    kept_topic_totals_follow_every_change_to_the_topics,
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -485,4 +486,142 @@ async fn lists_and_threads_run_a_constant_number_of_statements(env: Env) {
             );
         }
     }
+}
+
+/// The topic list's total and the stages' `topic_count` are read from `topic_counts`, which
+/// triggers keep. After each kind of change (new topics, publishing, a move between stages, a
+/// delete, a roadmap deleted with its topics), every kept total must equal the topics really
+/// there, counted here with `COUNT(*)`.
+async fn kept_topic_totals_follow_every_change_to_the_topics(env: Env) {
+    let store = &*env.store;
+    let (a, b) = (team(store, "a").await, team(store, "b").await);
+    let jane = subscriber(store, a, "jane@example.com").await;
+    let bob = subscriber(store, b, "bob@example.com").await;
+    let map = stored_roadmap(store, a, "Product").await;
+    let (s1, s2) = (
+        stored_stage(store, &map, "One").await,
+        stored_stage(store, &map, "Two").await,
+    );
+    let other_map = stored_roadmap(store, a, "Other").await;
+    let s3 = stored_stage(store, &other_map, "Three").await;
+    let theirs = stored_roadmap(store, b, "Theirs").await;
+    let s4 = stored_stage(store, &theirs, "Four").await;
+    let check = || async {
+        let mut filters = vec![(None, None)];
+        for roadmap in [&map, &other_map] {
+            filters.push((Some(roadmap.id), None));
+        }
+        for stage in [&s1, &s2, &s3] {
+            filters.push((Some(stage.roadmap_id), Some(stage.id)));
+            filters.push((None, Some(stage.id)));
+        }
+        for (roadmap, stage) in filters {
+            for published_only in [false, true] {
+                let mut q = topic_query(TopicSort::CreatedAt, Direction::Desc);
+                (q.roadmap_id, q.stage_id, q.published_only) = (roadmap, stage, published_only);
+                let kept = store.list_topics(a, &q).await.unwrap().total;
+                let mut sql = format!("SELECT COUNT(*) AS n FROM topics WHERE team_id = '{a}'");
+                if let Some(roadmap) = roadmap {
+                    sql += &format!(" AND roadmap_id = '{roadmap}'");
+                }
+                if let Some(stage) = stage {
+                    sql += &format!(" AND stage_id = '{stage}'");
+                }
+                if published_only {
+                    sql += " AND published_at IS NOT NULL";
+                }
+                assert_eq!(
+                    kept,
+                    env.count(&sql),
+                    "{roadmap:?} {stage:?} {published_only}"
+                );
+            }
+        }
+        for stage in [&s1, &s2, &s3] {
+            let counted = env.count(&format!(
+                "SELECT COUNT(*) AS n FROM topics \
+                 WHERE stage_id = '{}' AND published_at IS NOT NULL",
+                stage.id
+            ));
+            let one = store.stage(a, stage.id).await.unwrap().unwrap().topic_count;
+            let all = store.stages(a, stage.roadmap_id, true).await.unwrap();
+            let listed = all.iter().find(|v| v.stage.id == stage.id).unwrap();
+            assert_eq!(
+                (one, listed.topic_count),
+                (counted, counted),
+                "{}",
+                stage.name
+            );
+        }
+    };
+    let mut topics = Vec::new();
+    for (stage, title, published) in [
+        (&s1, "a", true),
+        (&s1, "b", true),
+        (&s1, "c", false),
+        (&s2, "d", true),
+        (&s3, "e", true),
+    ] {
+        let mut t = topic(stage, jane.id, title, t0());
+        if !published {
+            t.published_at = None;
+        }
+        insert(store, &t).await;
+        topics.push(t);
+    }
+    insert(store, &topic(&s4, bob.id, "theirs", t0())).await;
+    check().await;
+    let total = |published_only: bool| async move {
+        let mut q = topic_query(TopicSort::CreatedAt, Direction::Desc);
+        q.published_only = published_only;
+        store.list_topics(a, &q).await.unwrap().total
+    };
+    assert_eq!((total(false).await, total(true).await), (5, 4));
+
+    let edit = |id: TopicId, change: fn(&mut TopicView, &Stage), to: Stage| async move {
+        store
+            .edit_topic(
+                a,
+                id,
+                Box::new(move |view: &mut TopicView| {
+                    change(view, &to);
+                    Ok(Vec::new())
+                }),
+            )
+            .await
+            .unwrap();
+    };
+    // Published, moved to another stage, renamed (nothing moves), deleted.
+    edit(
+        topics[2].id,
+        |v, _| v.topic.published_at = Some(t0()),
+        s1.clone(),
+    )
+    .await;
+    check().await;
+    assert_eq!(total(true).await, 5);
+    edit(topics[0].id, |v, to| v.topic.stage_id = to.id, s2.clone()).await;
+    check().await;
+    edit(
+        topics[1].id,
+        |v, _| v.topic.title = "renamed".into(),
+        s1.clone(),
+    )
+    .await;
+    check().await;
+    assert!(store.delete_topic(a, topics[3].id, &[]).await.unwrap());
+    check().await;
+    assert_eq!(total(false).await, 4);
+    // A roadmap deleted with its topics takes them out of the team's total.
+    assert!(store.delete_roadmap(a, other_map.id, true).await.unwrap());
+    assert_eq!(total(false).await, 3);
+    assert_eq!(
+        store
+            .list_topics(b, &topic_query(TopicSort::CreatedAt, Direction::Desc))
+            .await
+            .unwrap()
+            .total,
+        1,
+        "another team's topics are its own"
+    );
 }

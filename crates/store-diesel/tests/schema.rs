@@ -31,6 +31,10 @@ const NOT_IN_SCHEMA: &[(&str, &str)] = &[
         "kept by triggers and read only by hand-written SQL (`RawSql`)",
     ),
     (
+        "topic_counts",
+        "kept by triggers and read only by hand-written SQL (`RawSql`)",
+    ),
+    (
         "subscriber_counts",
         "kept by triggers and read only by hand-written SQL (`RawSql`)",
     ),

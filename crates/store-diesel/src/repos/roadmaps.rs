@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use async_trait::async_trait;
-use diesel::{dsl::count_star, prelude::*};
+use diesel::prelude::*;
 use sounding_domain::{
     edit::{self, Blocked, Edit, Edited},
     ids::{RoadmapId, StageId, TeamId},
@@ -25,8 +25,12 @@ use crate::{
     connection::DbConnection,
     edits::locked,
     error::{DbError, DbResult},
-    repos::lock::{lock_row, Lock},
-    schema::{roadmaps, stages, topics},
+    raw_sql::RawSql,
+    repos::{
+        lock::{lock_row, Lock},
+        paging::count,
+    },
+    schema::{roadmaps, stages},
     tx::write_tx,
     DieselStore,
 };
@@ -204,13 +208,48 @@ fn stage_roadmap(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Opti
         .optional()?)
 }
 
-/// The number of published topics on the stage.
+/// The number of published topics on the stage, from `topic_counts` (kept by triggers,
+/// migrations/2026-12-04-000003_topic_counts): at most 16 rows, however many topics.
 fn published_topics(conn: &mut DbConnection, stage: &str) -> DbResult<i64> {
-    Ok(topics::table
-        .filter(topics::stage_id.eq(stage))
-        .filter(topics::published_at.is_not_null())
-        .count()
-        .get_result(conn)?)
+    let mut sql = RawSql::new();
+    sql.push(
+        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM topic_counts c \
+         WHERE c.stage_id = ",
+    )
+    .text(stage)
+    .push(" AND c.published = 1");
+    count(&sql, conn)
+}
+
+/// The published topics of each of the roadmap's stages, from `topic_counts`: one grouped
+/// sum of the roadmap's rows (its stages × 2 × at most 16 slots).
+fn published_topics_by_stage(
+    conn: &mut DbConnection,
+    team: &str,
+    roadmap: &str,
+) -> DbResult<HashMap<String, i64>> {
+    let mut sql = RawSql::new();
+    sql.push(
+        "SELECT c.stage_id AS stage_id, CAST(SUM(c.n) AS BIGINT) AS n FROM topic_counts c \
+         WHERE c.team_id = ",
+    )
+    .text(team)
+    .push(" AND c.roadmap_id = ")
+    .text(roadmap)
+    .push(" AND c.published = 1 GROUP BY c.stage_id");
+    Ok(sql
+        .load::<StageCount>(conn)?
+        .into_iter()
+        .map(|row| (row.stage_id, row.n))
+        .collect())
+}
+
+#[derive(QueryableByName)]
+struct StageCount {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    stage_id: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
 }
 
 #[async_trait]
@@ -382,16 +421,8 @@ impl RoadmapStore for DieselStore {
             if rows.is_empty() {
                 return Ok(Vec::new());
             }
-            // Every stage's published topics in one grouped query, not one per stage.
-            let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-            let counts: HashMap<String, i64> = topics::table
-                .filter(topics::stage_id.eq_any(ids))
-                .filter(topics::published_at.is_not_null())
-                .group_by(topics::stage_id)
-                .select((topics::stage_id, count_star()))
-                .load::<(String, i64)>(conn)?
-                .into_iter()
-                .collect();
+            // Every stage's published topics in one grouped sum, not one per stage.
+            let counts = published_topics_by_stage(conn, &team, &roadmap)?;
             rows.into_iter()
                 .map(|row| {
                     let topic_count = counts.get(&row.id).copied().unwrap_or(0);

@@ -1,0 +1,1 @@
+DROP TABLE topic_counts;
