@@ -506,6 +506,61 @@ mod tests {
         );
     }
 
+    /// A database from before `private_comment_count` gets each item's private comments
+    /// counted into it; public ones are left out.
+    #[test]
+    fn the_private_comment_counts_migration_counts_the_private_comments_already_there() {
+        use diesel::{
+            connection::SimpleConnection,
+            sql_types::{BigInt, Text},
+            QueryableByName,
+        };
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Row {
+            #[diesel(sql_type = Text)]
+            id: String,
+            #[diesel(sql_type = BigInt)]
+            private_comment_count: i64,
+        }
+        let mut conn = migrated_up_to("_private_comment_counts");
+        let at = "'2026-01-01 00:00:00'";
+        let item = |id: &str| {
+            format!(
+                "INSERT INTO feedback (id, team_id, board_id, url_id, title, status, priority, \
+                 creator_id, search_text, published_at, archived_at, created_at, updated_at) \
+                 VALUES ('{id}', 't', NULL, '{id}', 'x', 'in_review', 'medium', 's', 'x', \
+                 {at}, NULL, {at}, {at});"
+            )
+        };
+        let comment = |id: &str, item: &str, private: bool| {
+            format!(
+                "INSERT INTO feedback_comments (id, team_id, feedback_id, subscriber_id, text, \
+                 is_private, created_at, updated_at) VALUES ('{id}', 't', '{item}', 's', 'x', \
+                 {private}, {at}, {at});"
+            )
+        };
+        // Foreign keys off: no team or authors needed.
+        conn.batch_execute(&format!(
+            "PRAGMA foreign_keys = OFF; {}{}{}{}{}",
+            item("a"),
+            item("b"),
+            comment("1", "a", true),
+            comment("2", "a", true),
+            comment("3", "a", false),
+        ))
+        .unwrap();
+        conn.run_next_migration(SQLITE).unwrap();
+        let rows = diesel::sql_query("SELECT id, private_comment_count FROM feedback ORDER BY id")
+            .load::<Row>(&mut conn)
+            .unwrap();
+        let row = |id: &str, private_comment_count: i64| Row {
+            id: id.into(),
+            private_comment_count,
+        };
+        assert_eq!(rows, [row("a", 2), row("b", 0)]);
+    }
+
     /// A database from before `root_comment_count` gets each topic's top-level comments
     /// counted into it, tombstones included; replies are not counted.
     #[test]

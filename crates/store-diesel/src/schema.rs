@@ -100,6 +100,7 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         last_modified_by_id -> Nullable<Text>,
+        private_comment_count -> BigInt,
     }
 }
 

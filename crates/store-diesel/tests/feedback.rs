@@ -30,6 +30,7 @@ use support::{on_every_engine, postgres, sqlite, team, Env};
 on_every_engine!(
     a_public_boards_total_follows_every_change_to_its_items,
     every_lists_kept_total_follows_every_change_to_its_items,
+    a_comment_lists_total_follows_every_change_to_its_comments,
     a_boards_feedback_count_follows_every_change_to_its_items,
     commits_that_wrote_events_are_announced_and_reads_are_not,
 );
@@ -537,4 +538,96 @@ async fn commits_that_wrote_events_are_announced_and_reads_are_not(env: Env) {
         .await
         .unwrap();
     assert_eq!(announced.load(Ordering::SeqCst), before + 1);
+}
+
+/// An item's comment list reads its total from the item's kept `comment_count` and
+/// `private_comment_count`. After each kind of change (new public and private comments, a
+/// comment made private and public again, a delete, a merge moving comments), the total with
+/// and without private comments must equal the comments really there, counted with `COUNT(*)`.
+async fn a_comment_lists_total_follows_every_change_to_its_comments(env: Env) {
+    use sounding_domain::feedback_comment::{CommentSort, Direction};
+    use sounding_tests::fixtures::{comment, comment_query};
+
+    let store = &*env.store;
+    let a = team(store, "a").await;
+    let jane = subscriber(store, a, "jane@example.com").await;
+    let (x, y) = (item(a, jane.id, "x", t0()), item(a, jane.id, "y", t0()));
+    for f in [&x, &y] {
+        store.insert_feedback(f, &[], &[]).await.unwrap();
+    }
+    let both = [&x, &y];
+    let check = |expected: [(i64, i64); 2]| {
+        let env = &env;
+        async move {
+            for (f, (public, all)) in both.into_iter().zip(expected) {
+                let mut totals = Vec::new();
+                for include_private in [false, true] {
+                    let q = comment_query(include_private, CommentSort::CreatedAt, Direction::Asc);
+                    totals.push(store.comments(a, f.id, &q).await.unwrap().total);
+                }
+                let counted = |private: &str| {
+                    env.count(&format!(
+                        "SELECT COUNT(*) AS n FROM feedback_comments \
+                         WHERE feedback_id = '{}'{private}",
+                        f.id
+                    ))
+                };
+                assert_eq!(totals, [public, all], "{}", f.title);
+                assert_eq!(
+                    [counted(" AND is_private = FALSE"), counted("")],
+                    [public, all],
+                    "{}",
+                    f.title
+                );
+            }
+        }
+    };
+    let mut comments = Vec::new();
+    for (on, private) in [(&x, false), (&x, true), (&x, false), (&y, true)] {
+        let c = comment(on, jane.id, "hi", private, t0());
+        assert!(store.insert_comment(&c, &[]).await.unwrap());
+        comments.push(c);
+    }
+    check([(2, 3), (0, 1)]).await;
+
+    let scope = |id, private: bool| async move {
+        store
+            .edit_feedback_comment(
+                a,
+                id,
+                Box::new(move |view| {
+                    view.comment.is_private = private;
+                    Ok(Vec::new())
+                }),
+            )
+            .await
+            .unwrap();
+    };
+    scope(comments[0].id, true).await;
+    check([(1, 3), (0, 1)]).await;
+    scope(comments[0].id, true).await; // Already private: nothing moves.
+    check([(1, 3), (0, 1)]).await;
+    scope(comments[1].id, false).await;
+    check([(2, 3), (0, 1)]).await;
+    let deleted = store
+        .delete_feedback_comment(a, comments[2].id, Box::new(|_| Vec::new()))
+        .await
+        .unwrap();
+    assert!(deleted.is_some());
+    check([(1, 2), (0, 1)]).await;
+    let merge = FeedbackMerge {
+        team_id: a,
+        source_id: x.id,
+        target_id: y.id,
+        editor: jane.id,
+        at: t0(),
+    };
+    assert!(matches!(
+        store
+            .merge_feedback(&merge, |_, _| Vec::new())
+            .await
+            .unwrap(),
+        MergeOutcome::Merged { .. }
+    ));
+    check([(0, 0), (1, 3)]).await;
 }

@@ -66,7 +66,7 @@ pub(super) fn retag(
     Ok(())
 }
 
-/// Sets the item's vote and comment counts to the number of its rows.
+/// Sets the item's vote and comment counts (all, and private) to the number of its rows.
 fn recount(conn: &mut DbConnection, id: &str) -> DbResult<()> {
     let votes: i64 = feedback_votes::table
         .filter(feedback_votes::feedback_id.eq(id))
@@ -76,10 +76,16 @@ fn recount(conn: &mut DbConnection, id: &str) -> DbResult<()> {
         .filter(feedback_comments::feedback_id.eq(id))
         .count()
         .get_result(conn)?;
+    let private_comments: i64 = feedback_comments::table
+        .filter(feedback_comments::feedback_id.eq(id))
+        .filter(feedback_comments::is_private.eq(true))
+        .count()
+        .get_result(conn)?;
     diesel::update(feedback::table.find(id))
         .set((
             feedback::vote_count.eq(votes),
             feedback::comment_count.eq(comments),
+            feedback::private_comment_count.eq(private_comments),
         ))
         .execute(conn)?;
     Ok(())

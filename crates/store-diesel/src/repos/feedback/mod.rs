@@ -110,6 +110,12 @@ const COMMENTS: KeptCount = KeptCount {
     table: "feedback",
     column: "comment_count",
 };
+/// Of `COMMENTS`, the private ones: the comment list's total for a caller who may not see
+/// them is the difference (`comments`).
+const PRIVATE_COMMENTS: KeptCount = KeptCount {
+    table: "feedback",
+    column: "private_comment_count",
+};
 
 /// The team's comment with its author; locked on PostgreSQL when `lock` (see `edits::locked`).
 fn read_comment(
@@ -463,6 +469,9 @@ impl FeedbackStore for DieselStore {
                     .values(&row)
                     .execute(conn)?;
                 add_to_count(conn, COMMENTS, &row.feedback_id, 1)?;
+                if row.is_private {
+                    add_to_count(conn, PRIVATE_COMMENTS, &row.feedback_id, 1)?;
+                }
                 follow(
                     conn,
                     &row.team_id,
@@ -496,7 +505,20 @@ impl FeedbackStore for DieselStore {
                 }
                 q
             };
-            let total: i64 = visible().count().get_result(conn)?;
+            // The item's kept counts, never a count of its comments.
+            let counts: Option<(i64, i64)> = feedback::table
+                .filter(feedback::id.eq(&id))
+                .filter(feedback::team_id.eq(&team))
+                .select((feedback::comment_count, feedback::private_comment_count))
+                .get_result(conn)
+                .optional()?;
+            let total = counts.map_or(0, |(all, private)| {
+                if query.include_private {
+                    all
+                } else {
+                    all - private
+                }
+            });
             let rows: Vec<CommentRow> = if total > query.page.offset {
                 use feedback_comments::{created_at, id as comment_id, updated_at};
                 let q = visible().select(CommentRow::as_select());
@@ -549,10 +571,25 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.edit(
             edit,
-            // Locked on PostgreSQL: a concurrent edit or delete of the comment waits.
-            move |conn| read_comment(conn, &team, &id, true),
-            |conn, _, after| {
+            // The item first, as every writer of its counts locks it (a change of privacy moves
+            // one), then the comment, both locked on PostgreSQL: a concurrent edit or delete of
+            // the comment waits, in the order a delete takes them.
+            move |conn| {
+                let Some(found) = read_comment(conn, &team, &id, false)? else {
+                    return Ok(None);
+                };
+                let item = found.comment.feedback_id.to_string();
+                if lock_item(conn, &team, &item, Lock::Update)?.is_none() {
+                    return Ok(None);
+                }
+                read_comment(conn, &team, &id, true)
+            },
+            |conn, before, after| {
                 let c = &after.comment;
+                if before.comment.is_private != c.is_private {
+                    let delta = if c.is_private { 1 } else { -1 };
+                    add_to_count(conn, PRIVATE_COMMENTS, &c.feedback_id.to_string(), delta)?;
+                }
                 diesel::update(
                     feedback_comments::table
                         .filter(feedback_comments::id.eq(c.id.to_string()))
@@ -594,6 +631,9 @@ impl FeedbackStore for DieselStore {
                 };
                 diesel::delete(feedback_comments::table.find(&id)).execute(conn)?;
                 add_to_count(conn, COMMENTS, &item, -1)?;
+                if view.comment.is_private {
+                    add_to_count(conn, PRIVATE_COMMENTS, &item, -1)?;
+                }
                 insert_events(conn, &events(&view))?;
                 Ok(Some(view))
             })
