@@ -23,6 +23,17 @@ pub(crate) fn count(sql: &RawSql, conn: &mut DbConnection) -> DbResult<i64> {
     Ok(sql.load::<Count>(conn)?.first().map_or(0, |c| c.n))
 }
 
+/// The start of a sum of a kept-count table's `n` (named `c`), 0 when no row matches, to be
+/// followed by the conditions that pick its rows: a list's total read from counts triggers or
+/// transactions keep, rather than counted.
+pub(crate) fn kept_sum(table: &str) -> RawSql {
+    let mut sql = RawSql::new();
+    sql.push("SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM ")
+        .push(table)
+        .push(" c WHERE ");
+    sql
+}
+
 /// What a list is made of: `SELECT columns FROM from`, then `selection` (joins and `WHERE`,
 /// said once for the count and the page), then `order` (the page's `ORDER BY`).
 pub(crate) struct ListSql<'a, S, O> {

@@ -28,7 +28,7 @@ use crate::{
     raw_sql::RawSql,
     repos::{
         lock::{lock_row, Lock},
-        paging::count,
+        paging::{count, kept_sum},
     },
     schema::{roadmaps, stages},
     tx::write_tx,
@@ -211,13 +211,10 @@ fn stage_roadmap(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Opti
 /// The number of published topics on the stage, from `topic_counts` (kept by triggers,
 /// migrations/2026-12-04-000003_topic_counts): at most 16 rows, however many topics.
 fn published_topics(conn: &mut DbConnection, stage: &str) -> DbResult<i64> {
-    let mut sql = RawSql::new();
-    sql.push(
-        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM topic_counts c \
-         WHERE c.stage_id = ",
-    )
-    .text(stage)
-    .push(" AND c.published = 1");
+    let mut sql = kept_sum("topic_counts");
+    sql.push("c.stage_id = ")
+        .text(stage)
+        .push(" AND c.published = 1");
     count(&sql, conn)
 }
 

@@ -14,8 +14,8 @@ use super::{subscribers::SubscriberRow, to_db_time};
 use crate::{
     connection::DbConnection,
     error::{DbError, DbResult},
-    raw_sql::{like_contains, RawSql},
-    repos::paging::count,
+    raw_sql::like_contains,
+    repos::paging::{count, kept_sum},
     schema::subscribers,
 };
 
@@ -62,12 +62,8 @@ pub(crate) fn live(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Op
 /// The team's subscribers that are not deleted, from `subscriber_counts` (kept by triggers,
 /// migrations/2026-12-04-000002_subscriber_counts): at most 16 rows, however many subscribers.
 fn kept_total(conn: &mut DbConnection, team: &str) -> DbResult<i64> {
-    let mut sql = RawSql::new();
-    sql.push(
-        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM subscriber_counts c \
-         WHERE c.team_id = ",
-    )
-    .text(team);
+    let mut sql = kept_sum("subscriber_counts");
+    sql.push("c.team_id = ").text(team);
     count(&sql, conn)
 }
 

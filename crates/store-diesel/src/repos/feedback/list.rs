@@ -17,7 +17,7 @@ use crate::{
     connection::DbConnection,
     error::DbResult,
     raw_sql::{like_contains, Param, RawSql},
-    repos::to_db_time,
+    repos::{paging::kept_sum, to_db_time},
 };
 
 #[derive(QueryableByName)]
@@ -94,7 +94,7 @@ fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult
                 .text(team)
                 .push(" AND b.is_public = TRUE)), 0) AS n");
         }
-        _ if kept => kept_count(&mut count, team, query),
+        _ if kept => count = kept_count(team, query),
         _ => {
             count.push("SELECT COUNT(*) AS n FROM feedback f");
             selection(&mut count, team, query);
@@ -106,12 +106,9 @@ fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult
 /// The sum of the query's rows of `feedback_counts`: the scope's listings, the board's rows
 /// (`''` for items on no board) and the statuses'. The public scope is `LISTED_PUBLICLY`
 /// said over the kept rows, as `listed_publicly` says it over the items.
-fn kept_count(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
-    sql.push(
-        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM feedback_counts c \
-         WHERE c.team_id = ",
-    )
-    .text(team);
+fn kept_count(team: &str, query: &FeedbackQuery) -> RawSql {
+    let mut sql = kept_sum("feedback_counts");
+    sql.push("c.team_id = ").text(team);
     if let Some(board) = query.board_id {
         sql.push(" AND c.board_id = ").text(board.to_string());
     }
@@ -148,9 +145,10 @@ fn kept_count(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
     }
     if !query.statuses.is_empty() {
         sql.push(" AND c.status IN (");
-        statuses(sql, &query.statuses);
+        statuses(&mut sql, &query.statuses);
         sql.push(")");
     }
+    sql
 }
 
 /// The statuses as a list of values, sorted and without repeats: each distinct SQL text

@@ -13,7 +13,7 @@ use crate::{
     connection::DbConnection,
     error::DbResult,
     raw_sql::RawSql,
-    repos::paging::{count, page_of, ListSql},
+    repos::paging::{count, kept_sum, page_of, ListSql},
 };
 
 /// Every column of `topics`, named as `TopicRow` reads them (checked by a test below).
@@ -71,12 +71,8 @@ pub(super) fn list(
 /// migrations/2026-12-04-000003_topic_counts): a sum of the team's, roadmap's or stage's rows,
 /// never a count of the topics. Says what `selection` says, over the kept rows.
 fn kept_total(conn: &mut DbConnection, team: &str, query: &TopicQuery) -> DbResult<i64> {
-    let mut sql = RawSql::new();
-    sql.push(
-        "SELECT COALESCE(CAST(SUM(c.n) AS BIGINT), 0) AS n FROM topic_counts c \
-         WHERE c.team_id = ",
-    )
-    .text(team);
+    let mut sql = kept_sum("topic_counts");
+    sql.push("c.team_id = ").text(team);
     if let Some(roadmap) = query.roadmap_id {
         sql.push(" AND c.roadmap_id = ").text(roadmap.to_string());
     }
