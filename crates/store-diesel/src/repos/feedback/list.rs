@@ -2,7 +2,6 @@
 //! statements whatever the page size. Hand-written SQL (through `RawSql`) because the trending order
 //! joins an aggregate over two tables, which the query builder cannot say over both engines.
 
-use diesel::{sql_types::BigInt, QueryableByName};
 use sounding_domain::{
     feedback::{
         FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackStatus, FeedbackView, PublicCondition,
@@ -17,14 +16,11 @@ use crate::{
     connection::DbConnection,
     error::DbResult,
     raw_sql::{like_contains, Param, RawSql},
-    repos::{paging::kept_sum, to_db_time},
+    repos::{
+        paging::{self, kept_sum},
+        to_db_time,
+    },
 };
-
-#[derive(QueryableByName)]
-struct Count {
-    #[diesel(sql_type = BigInt)]
-    n: i64,
-}
 
 pub(super) fn list(
     conn: &mut DbConnection,
@@ -75,32 +71,40 @@ pub(super) fn list(
 /// (migrations/2026-12-04-000001_feedback_counts: a few rows per board and status). Only a
 /// tag, a search or a date range counts the items themselves.
 fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult<i64> {
-    let mut count = RawSql::new();
     let kept = query.tag_id.is_none() && query.search.is_none() && query.created.is_unbounded();
-    match query.board_id {
+    let sql = match query.board_id {
         Some(board)
             if kept && query.scope == FeedbackScope::Public && query.statuses.is_empty() =>
         {
-            let board = board.to_string();
-            count
-                .push(
-                    "SELECT COALESCE((SELECT CAST(SUM(c.n) AS BIGINT) FROM feedback_public_counts c \
-                     WHERE c.board_id = ",
-                )
-                .text(board.as_str())
-                .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
-                .text(board)
-                .push(" AND b.team_id = ")
-                .text(team)
-                .push(" AND b.is_public = TRUE)), 0) AS n");
+            public_board_count(team, board)
         }
-        _ if kept => count = kept_count(team, query),
+        _ if kept => kept_count(team, query),
         _ => {
-            count.push("SELECT COUNT(*) AS n FROM feedback f");
-            selection(&mut count, team, query);
+            let mut sql = RawSql::new();
+            sql.push("SELECT COUNT(*) AS n FROM feedback f");
+            selection(&mut sql, team, query);
+            sql
         }
-    }
-    Ok(count.load::<Count>(conn)?.first().map_or(0, |c| c.n))
+    };
+    paging::count(&sql, conn)
+}
+
+/// A public board's whole list: its rows of `feedback_public_counts`, when the board is the
+/// team's and public.
+fn public_board_count(team: &str, board: BoardId) -> RawSql {
+    let board = board.to_string();
+    let mut sql = RawSql::new();
+    sql.push(
+        "SELECT COALESCE((SELECT CAST(SUM(c.n) AS BIGINT) FROM feedback_public_counts c \
+         WHERE c.board_id = ",
+    )
+    .text(board.as_str())
+    .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
+    .text(board)
+    .push(" AND b.team_id = ")
+    .text(team)
+    .push(" AND b.is_public = TRUE)), 0) AS n");
+    sql
 }
 
 /// The sum of the query's rows of `feedback_counts`: the scope's listings, the board's rows

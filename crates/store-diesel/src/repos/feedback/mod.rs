@@ -148,6 +148,24 @@ fn read_comment(
     }))
 }
 
+/// The team's comment, locked as a writer of its item's counts must take it on PostgreSQL:
+/// the item first (every writer of its counts locks it), then the comment again, as it is now
+/// (a concurrent delete may have taken it). `None` when either is gone.
+fn lock_comment_and_item(
+    conn: &mut DbConnection,
+    team: &str,
+    id: &str,
+) -> DbResult<Option<CommentView>> {
+    let Some(found) = read_comment(conn, team, id, false)? else {
+        return Ok(None);
+    };
+    let item = found.comment.feedback_id.to_string();
+    if lock_item(conn, team, &item, Lock::Update)?.is_none() {
+        return Ok(None);
+    }
+    read_comment(conn, team, id, true)
+}
+
 /// The item in the team, as a view, in one statement (`view`).
 fn read_view(
     conn: &mut DbConnection,
@@ -571,19 +589,9 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.edit(
             edit,
-            // The item first, as every writer of its counts locks it (a change of privacy moves
-            // one), then the comment, both locked on PostgreSQL: a concurrent edit or delete of
-            // the comment waits, in the order a delete takes them.
-            move |conn| {
-                let Some(found) = read_comment(conn, &team, &id, false)? else {
-                    return Ok(None);
-                };
-                let item = found.comment.feedback_id.to_string();
-                if lock_item(conn, &team, &item, Lock::Update)?.is_none() {
-                    return Ok(None);
-                }
-                read_comment(conn, &team, &id, true)
-            },
+            // Locked as a delete locks it (a change of privacy moves a count of the item): a
+            // concurrent edit or delete of the comment waits.
+            move |conn| lock_comment_and_item(conn, &team, &id),
             |conn, before, after| {
                 let c = &after.comment;
                 if before.comment.is_private != c.is_private {
@@ -617,18 +625,10 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                let Some(found) = read_comment(conn, &team, &id, false)? else {
+                let Some(view) = lock_comment_and_item(conn, &team, &id)? else {
                     return Ok(None);
                 };
-                // The item first, as every writer of its count locks it; then the comment
-                // again, as it is now (a concurrent delete may have taken it).
-                let item = found.comment.feedback_id.to_string();
-                if lock_item(conn, &team, &item, Lock::Update)?.is_none() {
-                    return Ok(None);
-                }
-                let Some(view) = read_comment(conn, &team, &id, true)? else {
-                    return Ok(None);
-                };
+                let item = view.comment.feedback_id.to_string();
                 diesel::delete(feedback_comments::table.find(&id)).execute(conn)?;
                 add_to_count(conn, COMMENTS, &item, -1)?;
                 if view.comment.is_private {
