@@ -190,11 +190,18 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
     // A vote that leaves the check to the store lands only on an item anyone may read: not on
     // one of a private board, nor on one awaiting moderation, and nothing is written.
     let outsider = subscriber(&*store, team, "outsider@example.com").await;
+    let events_before = store.events(team).await.unwrap();
+    let cast_event = event(team, EventKind::NewFeedbackVote, created, 7);
     for hidden in [&item, &bare] {
         let refused = vote(hidden, outsider.id, created.plus_seconds(9));
         assert!(matches!(
             store
-                .cast_vote(team, &refused, VoteAccess::Public, &[])
+                .cast_vote(
+                    team,
+                    &refused,
+                    VoteAccess::Public,
+                    std::slice::from_ref(&cast_event)
+                )
                 .await
                 .unwrap(),
             VoteOutcome::NotPublic(_)
@@ -210,14 +217,29 @@ pub async fn feedback_round_trips_with_board_creator_and_counts(store: Arc<dyn S
         feedback(team, None, creator.id, "open000001", created),
     )
     .await;
+    assert_eq!(store.events(team).await.unwrap(), events_before);
+    // A vote that lands writes its events, in order; a second one of the voter writes none.
     let welcome = vote(&open, outsider.id, created.plus_seconds(9));
+    let follow_up = event(team, EventKind::NewFeedbackVote, created, 8);
+    let cast_events = [cast_event, follow_up];
     assert_eq!(
         store
-            .cast_vote(team, &welcome, VoteAccess::Public, &[])
+            .cast_vote(team, &welcome, VoteAccess::Public, &cast_events)
             .await
             .unwrap(),
         vote_counted(&welcome, 1)
     );
+    let again = vote(&open, outsider.id, created.plus_seconds(10));
+    assert_eq!(
+        store
+            .cast_vote(team, &again, VoteAccess::Public, &cast_events[..1])
+            .await
+            .unwrap(),
+        VoteOutcome::AlreadyVoted
+    );
+    let mut expected = events_before;
+    expected.extend(cast_events.iter().map(stored));
+    assert_eq!(store.events(team).await.unwrap(), expected);
 }
 
 pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Store>) {

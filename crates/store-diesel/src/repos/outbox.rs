@@ -15,7 +15,12 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use super::{from_db_time, parse_id, parse_json, to_db_time, to_json};
 use crate::{
-    connection::DbConnection, error::DbResult, schema::outbox_events, tx::write_tx, DieselStore,
+    connection::DbConnection,
+    error::DbResult,
+    raw_sql::{Param, RawSql},
+    schema::outbox_events,
+    tx::write_tx,
+    DieselStore,
 };
 
 #[derive(Insertable)]
@@ -84,9 +89,50 @@ pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbR
         super::notifications::notify_followers(conn, event)?;
     }
     if !events.is_empty() {
-        WROTE_EVENTS.with(|wrote| wrote.set(true));
+        wrote_events();
     }
     Ok(())
+}
+
+/// `events` as steps of a one-statement write on PostgreSQL (`WITH …`, see
+/// `tx::one_statement`), appended to `sql`: each outbox row is written once for each row the
+/// step `after` returns, and each after the one before it, so `seq` keeps their order as
+/// `insert_events` does. `false`, with nothing appended, when an event notifies followers:
+/// their notifications take statements of their own, so such a write keeps its transaction.
+/// The caller says `wrote_events` when the statement wrote them.
+pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) -> DbResult<bool> {
+    if events.iter().any(|event| event.notify.is_some()) {
+        return Ok(false);
+    }
+    let created_at = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+    let mut previous = after.to_owned();
+    for (i, event) in events.iter().enumerate() {
+        let step = format!("event_{i}");
+        sql.push(&format!(
+            ", {step} AS (INSERT INTO outbox_events (id, team_id, event, payload, occurred_at, \
+             created_at) SELECT "
+        ))
+        .text(event.id.to_string())
+        .push(", ")
+        .text(event.team_id.to_string())
+        .push(", ")
+        .text(event.kind.as_str())
+        .push(", ")
+        .text(to_json(&event.payload)?)
+        .push(", ")
+        .param(Param::Timestamp(to_db_time(event.occurred_at)))
+        .push(", ")
+        .param(Param::Timestamp(created_at))
+        .push(&format!(" FROM {previous} RETURNING seq)"));
+        previous = step;
+    }
+    Ok(true)
+}
+
+/// Says that the operation running on this thread wrote outbox events (`noting_events`), for
+/// a write that did not go through `insert_events`.
+pub(crate) fn wrote_events() {
+    WROTE_EVENTS.with(|wrote| wrote.set(true));
 }
 
 #[async_trait]

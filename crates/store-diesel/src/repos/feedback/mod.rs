@@ -6,6 +6,7 @@
 //! (`lock_item`), so a concurrent delete of the item waits for them (or they for it) instead
 //! of a foreign key failing half-way; on SQLite `BEGIN IMMEDIATE` already serializes writers.
 
+mod cast;
 mod curation;
 mod list;
 mod rows;
@@ -346,6 +347,13 @@ impl FeedbackStore for DieselStore {
         let vote = vote.clone();
         let row = VoteRow::new(&team.to_string(), &vote);
         self.run(move |conn| {
+            if let DbConnection::Postgresql(_) = conn {
+                if let Some(outcome) =
+                    cast::cast_in_one_statement(conn, &row, &vote, access, &events)?
+                {
+                    return Ok(outcome);
+                }
+            }
             write_tx(conn, |conn| {
                 // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
                 // item cannot go away before the vote is in. A public vote's check is read
