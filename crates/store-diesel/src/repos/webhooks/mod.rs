@@ -30,7 +30,7 @@ use super::to_db_time;
 use crate::{
     connection::per_backend,
     schema::webhooks,
-    tx::{read, worker_tx, write_tx},
+    tx::{worker_tx, write_tx},
     DieselStore,
 };
 
@@ -127,13 +127,17 @@ impl WebhookStore for DieselStore {
 
     async fn lease_deliveries(&self, request: &LeaseRequest) -> StoreResult<Vec<LeasedDelivery>> {
         let request = request.clone();
-        self.run(move |conn| {
-            if !read(conn, |conn| deliveries::any_due(conn, request.now))? {
-                return Ok(Vec::new());
-            }
-            worker_tx(conn, |conn| deliveries::lease(conn, &request))
-        })
-        .await
+        // The check is one statement, so it needs no transaction of its own (on PostgreSQL
+        // `BEGIN` and `COMMIT` would triple its round trips), and it reads beside the writer.
+        let now = request.now;
+        if !self
+            .run_read_one(move |conn| deliveries::any_due(conn, now))
+            .await?
+        {
+            return Ok(Vec::new());
+        }
+        self.run(move |conn| worker_tx(conn, |conn| deliveries::lease(conn, &request)))
+            .await
     }
 
     async fn record_attempt(
