@@ -34,6 +34,24 @@ struct NewEventRow<'a> {
     created_at: PrimitiveDateTime,
 }
 
+impl<'a> NewEventRow<'a> {
+    fn new(event: &'a NewEvent, created_at: PrimitiveDateTime) -> DbResult<Self> {
+        Ok(Self {
+            id: event.id.to_string(),
+            team_id: event.team_id.to_string(),
+            event: event.kind.as_str(),
+            payload: to_json(&event.payload)?,
+            occurred_at: to_db_time(event.occurred_at),
+            created_at,
+        })
+    }
+}
+
+/// When an outbox row is written, for the delivery worker's bookkeeping; the port has no clock.
+fn written_now() -> PrimitiveDateTime {
+    to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()))
+}
+
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = outbox_events)]
 struct EventRow {
@@ -72,17 +90,9 @@ pub(crate) fn noting_events<T>(operation: impl FnOnce() -> T) -> (T, bool) {
 /// the events describe, so both commit or neither does. One row at a time keeps `seq` in the
 /// order given. An event carrying `notify` also writes its followers' notifications.
 pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbResult<()> {
-    // When the row was written, for the delivery worker's bookkeeping; the port has no clock.
-    let created_at = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+    let created_at = written_now();
     for event in events {
-        let row = NewEventRow {
-            id: event.id.to_string(),
-            team_id: event.team_id.to_string(),
-            event: event.kind.as_str(),
-            payload: to_json(&event.payload)?,
-            occurred_at: to_db_time(event.occurred_at),
-            created_at,
-        };
+        let row = NewEventRow::new(event, created_at)?;
         diesel::insert_into(outbox_events::table)
             .values(&row)
             .execute(conn)?;
@@ -104,25 +114,26 @@ pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) ->
     if events.iter().any(|event| event.notify.is_some()) {
         return Ok(false);
     }
-    let created_at = to_db_time(Timestamp::from_offset(OffsetDateTime::now_utc()));
+    let created_at = written_now();
     let mut previous = after.to_owned();
     for (i, event) in events.iter().enumerate() {
+        let row = NewEventRow::new(event, created_at)?;
         let step = format!("event_{i}");
         sql.push(&format!(
             ", {step} AS (INSERT INTO outbox_events (id, team_id, event, payload, occurred_at, \
              created_at) SELECT "
         ))
-        .text(event.id.to_string())
+        .text(row.id)
         .push(", ")
-        .text(event.team_id.to_string())
+        .text(row.team_id)
         .push(", ")
-        .text(event.kind.as_str())
+        .text(row.event)
         .push(", ")
-        .text(to_json(&event.payload)?)
+        .text(row.payload)
         .push(", ")
-        .param(Param::Timestamp(to_db_time(event.occurred_at)))
+        .param(Param::Timestamp(row.occurred_at))
         .push(", ")
-        .param(Param::Timestamp(created_at))
+        .param(Param::Timestamp(row.created_at))
         .push(&format!(" FROM {previous} RETURNING seq)"));
         previous = step;
     }

@@ -16,7 +16,7 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome},
 };
 
-use super::rows::VoteRow;
+use super::{reach_sql, rows::VoteRow};
 use crate::{
     connection::DbConnection,
     error::DbResult,
@@ -35,16 +35,8 @@ pub(super) fn cast_in_one_statement(
     events: &[NewEvent],
 ) -> DbResult<Option<VoteOutcome>> {
     let mut sql = RawSql::new();
-    // The board by a subquery, as `reach` reads it, so the lock takes the item alone.
-    sql.push(
-        "WITH item AS (SELECT f.id, f.published_at IS NOT NULL AS published, \
-         f.archived_at IS NOT NULL AS archived, (SELECT b.is_public FROM feedback_boards b \
-         WHERE b.id = f.board_id AND b.team_id = f.team_id) AS board_is_public \
-         FROM feedback f WHERE f.id = ",
-    )
-    .text(&row.feedback_id)
-    .push(" AND f.team_id = ")
-    .text(&row.team_id)
+    sql.push("WITH item AS (")
+        .append(reach_sql(&row.team_id, &row.feedback_id))
     .push(Lock::Update.clause())
     .push("), vote AS (INSERT INTO feedback_votes (id, team_id, feedback_id, subscriber_id, created_at) SELECT ")
     .text(&row.id)

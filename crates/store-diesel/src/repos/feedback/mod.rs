@@ -69,17 +69,7 @@ fn reach(
     id: &str,
     lock: Option<Lock>,
 ) -> DbResult<Option<FeedbackReach>> {
-    // The board by a subquery rather than a join: PostgreSQL then locks the item alone (a lock
-    // may not reach the nullable side of an outer join).
-    let mut sql = RawSql::new();
-    sql.push(
-        "SELECT f.published_at IS NOT NULL AS published, (SELECT b.is_public FROM \
-         feedback_boards b WHERE b.id = f.board_id AND b.team_id = f.team_id) AS board_is_public \
-         FROM feedback f WHERE f.id = ",
-    )
-    .text(id)
-    .push(" AND f.team_id = ")
-    .text(team);
+    let mut sql = reach_sql(team, id);
     if let (Some(lock), DbConnection::Postgresql(_)) = (lock, &*conn) {
         sql.push(lock.clause());
     }
@@ -88,6 +78,24 @@ fn reach(
         published: row.published,
         board_is_public: row.board_is_public,
     }))
+}
+
+/// The item's id, `published`, `archived` and `board_is_public` (NULL when on no board): what
+/// decides who may read it, for `reach` and the one-statement vote (`cast`) to read and lock.
+fn reach_sql(team: &str, id: &str) -> RawSql {
+    // The board by a subquery rather than a join: PostgreSQL then locks the item alone (a lock
+    // may not reach the nullable side of an outer join).
+    let mut sql = RawSql::new();
+    sql.push(
+        "SELECT f.id, f.published_at IS NOT NULL AS published, \
+         f.archived_at IS NOT NULL AS archived, (SELECT b.is_public FROM feedback_boards b \
+         WHERE b.id = f.board_id AND b.team_id = f.team_id) AS board_is_public \
+         FROM feedback f WHERE f.id = ",
+    )
+    .text(id)
+    .push(" AND f.team_id = ")
+    .text(team);
+    sql
 }
 
 #[derive(QueryableByName)]
