@@ -6,10 +6,11 @@
 
 use diesel::{
     backend::Backend,
+    pg::Pg,
     query_builder::{AstPass, Query, QueryFragment, QueryId},
     serialize::ToSql,
     sql_types::{BigInt, HasSqlType, Text, Timestamp, Untyped},
-    QueryResult, QueryableByName, RunQueryDsl,
+    PgConnection, QueryResult, QueryableByName, RunQueryDsl,
 };
 use time::PrimitiveDateTime;
 
@@ -140,19 +141,73 @@ where
     PrimitiveDateTime: ToSql<Timestamp, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let raw = self.0;
-        for (piece, param) in raw.pieces.iter().zip(&raw.params) {
-            out.push_sql(piece);
-            match param {
-                Param::Text(v) => out.push_bind_param::<Text, _>(v)?,
-                Param::BigInt(v) => out.push_bind_param::<BigInt, _>(v)?,
-                Param::Timestamp(v) => out.push_bind_param::<Timestamp, _>(v)?,
-            }
-        }
-        out.push_sql(raw.pieces.last().map_or("", String::as_str));
-        Ok(())
+        walk_raw(self.0, &mut out)
     }
 }
+
+/// Writes `raw`'s text and binds its values, numbered on from whatever `out` holds already.
+fn walk_raw<'b, DB>(raw: &'b RawSql, out: &mut AstPass<'_, 'b, DB>) -> QueryResult<()>
+where
+    DB: Backend + HasSqlType<Text> + HasSqlType<BigInt> + HasSqlType<Timestamp>,
+    String: ToSql<Text, DB>,
+    i64: ToSql<BigInt, DB>,
+    PrimitiveDateTime: ToSql<Timestamp, DB>,
+{
+    for (piece, param) in raw.pieces.iter().zip(&raw.params) {
+        out.push_sql(piece);
+        match param {
+            Param::Text(v) => out.push_bind_param::<Text, _>(v)?,
+            Param::BigInt(v) => out.push_bind_param::<BigInt, _>(v)?,
+            Param::Timestamp(v) => out.push_bind_param::<Timestamp, _>(v)?,
+        }
+    }
+    out.push_sql(raw.pieces.last().map_or("", String::as_str));
+    Ok(())
+}
+
+/// `WITH <name> AS (<step>) <rest>`: a statement of the query builder (an `INSERT …
+/// RETURNING`) as the first step of hand-written SQL, so the row's columns are said once, by
+/// its `Insertable`, and `rest` goes on from the step by its name. PostgreSQL only: SQLite
+/// has no writing `WITH` steps. Kept prepared like [`RawSql`], by its text.
+pub(crate) struct FirstStep<'a, Q> {
+    name: &'static str,
+    step: Q,
+    rest: &'a RawSql,
+}
+
+impl<'a, Q: QueryFragment<Pg>> FirstStep<'a, Q> {
+    pub(crate) fn new(name: &'static str, step: Q, rest: &'a RawSql) -> Self {
+        Self { name, step, rest }
+    }
+
+    /// Runs the statement and returns how many rows its last part answered.
+    pub(crate) fn execute(self, conn: &mut PgConnection) -> DbResult<usize> {
+        Ok(RunQueryDsl::execute(self, conn)?)
+    }
+}
+
+impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for FirstStep<'_, Q> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH ");
+        out.push_sql(self.name);
+        out.push_sql(" AS (");
+        self.step.walk_ast(out.reborrow())?;
+        out.push_sql(") ");
+        walk_raw(self.rest, &mut out)
+    }
+}
+
+impl<Q> QueryId for FirstStep<'_, Q> {
+    type QueryId = ();
+    // As `Bound`: the cache keys it by its text.
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q> Query for FirstStep<'_, Q> {
+    type SqlType = Untyped;
+}
+
+impl<Q, Conn> RunQueryDsl<Conn> for FirstStep<'_, Q> {}
 
 impl QueryId for Bound<'_> {
     type QueryId = ();

@@ -20,9 +20,9 @@ pub(crate) fn write_tx<T>(
 /// A write that is one statement on PostgreSQL (`WITH` steps, `RETURNING`): PostgreSQL
 /// commits it alone, whole or not at all, so it needs neither `BEGIN` nor `COMMIT`, two of a
 /// short write's few round trips. Noted as a write, for the read cache's announcement.
-pub(crate) fn one_statement<T>(
-    conn: &mut DbConnection,
-    f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+pub(crate) fn one_statement<C, T>(
+    conn: &mut C,
+    f: impl FnOnce(&mut C) -> DbResult<T>,
 ) -> DbResult<T> {
     note(Began::WRITE);
     f(conn)

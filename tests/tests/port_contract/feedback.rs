@@ -257,10 +257,9 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
 
     let mut copy = feedback(team, None, second.id, "taken00001", t0().plus_seconds(1));
     let e2 = event(team, EventKind::FeedbacksCreate, t0().plus_seconds(1), 2);
+    let e2b = event(team, EventKind::NewFeedback, t0().plus_seconds(1), 5);
     assert_eq!(
-        store
-            .insert_feedback(&copy, &[], std::slice::from_ref(&e2))
-            .await,
+        store.insert_feedback(&copy, &[], &[e2, e2b]).await,
         Err(conflict(Conflict::FeedbackUrlId))
     );
     assert_eq!(store.feedback(team, copy.id).await.unwrap(), None);
@@ -300,10 +299,12 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
     );
 
     // The store still works after the failed write, and the refused item left nothing behind.
+    // Its events are kept in the order given.
     copy.url_id = "fresh00001".into();
-    let e3 = event(team, EventKind::FeedbacksCreate, t0().plus_seconds(2), 3);
+    let e3 = event(team, EventKind::NewFeedback, t0().plus_seconds(2), 3);
+    let e4 = event(team, EventKind::FeedbacksCreate, t0().plus_seconds(2), 4);
     store
-        .insert_feedback(&copy, &[], std::slice::from_ref(&e3))
+        .insert_feedback(&copy, &[], &[e3.clone(), e4.clone()])
         .await
         .unwrap();
     assert_eq!(read(&*store, &copy).await.feedback, copy);
@@ -313,7 +314,7 @@ pub async fn a_taken_url_id_is_a_conflict_and_writes_nothing(store: Arc<dyn Stor
     );
     assert_eq!(
         store.events(team).await.unwrap(),
-        vec![stored(&e1), stored(&e3)]
+        vec![stored(&e1), stored(&e3), stored(&e4)]
     );
 }
 

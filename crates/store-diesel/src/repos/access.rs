@@ -22,7 +22,7 @@ use crate::{
 };
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = team_users)]
+#[diesel(table_name = team_users, treat_none_as_default_value = false)]
 pub(crate) struct UserRow {
     id: String,
     team_id: String,
@@ -59,7 +59,7 @@ impl UserRow {
 }
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = api_keys)]
+#[diesel(table_name = api_keys, treat_none_as_default_value = false)]
 pub(crate) struct ApiKeyRow {
     id: String,
     team_id: String,

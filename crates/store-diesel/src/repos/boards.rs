@@ -29,7 +29,7 @@ use crate::{
 };
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
-#[diesel(table_name = feedback_boards, treat_none_as_null = true)]
+#[diesel(table_name = feedback_boards, treat_none_as_null = true, treat_none_as_default_value = false)]
 struct BoardRow {
     id: String,
     team_id: String,

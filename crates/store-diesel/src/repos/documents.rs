@@ -37,7 +37,7 @@ use crate::{
 
 /// A whole `documents` row. Also read by name from the list's hand-written SQL.
 #[derive(Queryable, QueryableByName, Selectable, Insertable)]
-#[diesel(table_name = documents)]
+#[diesel(table_name = documents, treat_none_as_default_value = false)]
 struct DocumentRow {
     id: String,
     team_id: String,

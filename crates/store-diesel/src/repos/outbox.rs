@@ -24,7 +24,7 @@ use crate::{
 };
 
 #[derive(Insertable)]
-#[diesel(table_name = outbox_events)]
+#[diesel(table_name = outbox_events, treat_none_as_default_value = false)]
 struct NewEventRow<'a> {
     id: String,
     team_id: String,

@@ -36,7 +36,7 @@ use crate::{
 };
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = roadmaps)]
+#[diesel(table_name = roadmaps, treat_none_as_default_value = false)]
 struct RoadmapRow {
     id: String,
     team_id: String,
@@ -76,7 +76,7 @@ impl RoadmapRow {
 }
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = stages)]
+#[diesel(table_name = stages, treat_none_as_default_value = false)]
 struct StageRow {
     id: String,
     team_id: String,

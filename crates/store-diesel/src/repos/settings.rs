@@ -13,7 +13,7 @@ use crate::{connection::per_backend, schema::settings, tx::write_tx, DieselStore
 const FULL_PROBE: &str = "sounding.ping.full-probe";
 
 #[derive(Insertable)]
-#[diesel(table_name = settings)]
+#[diesel(table_name = settings, treat_none_as_default_value = false)]
 struct SettingRow {
     name: String,
     value: String,

@@ -34,7 +34,7 @@ use crate::{
 const IDENTIFY_ATTEMPTS: u32 = 3;
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
-#[diesel(table_name = subscribers, treat_none_as_null = true)]
+#[diesel(table_name = subscribers, treat_none_as_null = true, treat_none_as_default_value = false)]
 pub(crate) struct SubscriberRow {
     id: String,
     team_id: String,

@@ -23,7 +23,7 @@ use crate::{
 };
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
-#[diesel(table_name = tags)]
+#[diesel(table_name = tags, treat_none_as_default_value = false)]
 struct TagRow {
     id: String,
     team_id: String,

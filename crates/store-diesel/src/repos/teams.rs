@@ -26,7 +26,7 @@ use crate::{
 };
 
 #[derive(Queryable, Selectable, Insertable, AsChangeset)]
-#[diesel(table_name = teams)]
+#[diesel(table_name = teams, treat_none_as_default_value = false)]
 // A removed sign-in URL is written as NULL, not skipped.
 #[diesel(treat_none_as_null = true)]
 struct TeamRow {

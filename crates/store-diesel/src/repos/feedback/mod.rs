@@ -8,6 +8,7 @@
 
 mod cast;
 mod curation;
+mod insert;
 mod list;
 mod rows;
 mod view;
@@ -199,6 +200,11 @@ impl FeedbackStore for DieselStore {
         tags.dedup();
         self.run(move |conn| {
             let row = row?;
+            if let (DbConnection::Postgresql(inner), true) = (&mut *conn, tags.is_empty()) {
+                if insert::insert_in_one_statement(inner, &row, &events)? {
+                    return Ok(());
+                }
+            }
             write_tx(conn, |conn| {
                 // Key-share locked on PostgreSQL, so none can be deleted before the commit.
                 if known_tags(conn, &row.team_id, &tags)? != tags.len() as i64 {

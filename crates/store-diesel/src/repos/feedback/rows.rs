@@ -17,7 +17,7 @@ use crate::{
 
 /// A whole `feedback` row. Also read by name from the list's hand-written SQL.
 #[derive(Queryable, QueryableByName, Selectable, Insertable)]
-#[diesel(table_name = feedback)]
+#[diesel(table_name = feedback, treat_none_as_default_value = false)]
 pub(super) struct FeedbackRow {
     pub(super) id: String,
     pub(super) team_id: String,
@@ -140,7 +140,7 @@ impl FeedbackChanges {
 }
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = feedback_votes)]
+#[diesel(table_name = feedback_votes, treat_none_as_default_value = false)]
 pub(super) struct VoteRow {
     pub(super) id: String,
     pub(super) team_id: String,
@@ -171,7 +171,7 @@ impl VoteRow {
 }
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = feedback_comments)]
+#[diesel(table_name = feedback_comments, treat_none_as_default_value = false)]
 pub(super) struct CommentRow {
     pub(super) id: String,
     pub(super) team_id: String,
@@ -212,3 +212,41 @@ impl CommentRow {
 }
 
 super::super::follows::follows!(feedback_follows, feedback_id);
+
+#[cfg(test)]
+mod tests {
+    use diesel::{pg::Pg, query_builder::QueryFragment};
+    use time::macros::datetime;
+
+    use super::*;
+
+    /// An item without a board, a type, a publication or an editor is inserted by a statement
+    /// PostgreSQL keeps prepared (`repos`): its empty fields are bound, not `DEFAULT`.
+    #[test]
+    fn an_item_with_empty_fields_is_inserted_by_a_statement_kept_prepared() {
+        let at = datetime!(2026-01-01 0:00);
+        let row = FeedbackRow {
+            id: "i".into(),
+            team_id: "t".into(),
+            board_id: None,
+            url_id: "u".into(),
+            title: "T".into(),
+            text: String::new(),
+            status: "in_review".into(),
+            priority: "medium".into(),
+            kind: None,
+            creator_id: "c".into(),
+            meta: "{}".into(),
+            search_text: "t".into(),
+            vote_count: 0,
+            comment_count: 0,
+            published_at: None,
+            archived_at: None,
+            created_at: at,
+            updated_at: at,
+            last_modified_by_id: None,
+        };
+        let insert = diesel::insert_into(feedback::table).values(&row);
+        assert!(QueryFragment::<Pg>::is_safe_to_cache_prepared(&insert, &Pg).unwrap());
+    }
+}

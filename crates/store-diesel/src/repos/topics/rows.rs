@@ -24,7 +24,7 @@ use crate::{
 
 /// A whole `topics` row. Also read by name from the list's hand-written SQL.
 #[derive(Queryable, QueryableByName, Selectable, Insertable)]
-#[diesel(table_name = topics)]
+#[diesel(table_name = topics, treat_none_as_default_value = false)]
 pub(super) struct TopicRow {
     pub(super) id: String,
     pub(super) team_id: String,
@@ -132,7 +132,7 @@ impl TopicChanges {
 }
 
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = topic_votes)]
+#[diesel(table_name = topic_votes, treat_none_as_default_value = false)]
 pub(super) struct VoteRow {
     pub(super) id: String,
     pub(super) team_id: String,
@@ -155,7 +155,7 @@ impl VoteRow {
 
 /// A whole `topic_comments` row. Also read by name from the thread list's hand-written SQL.
 #[derive(Queryable, QueryableByName, Selectable, Insertable)]
-#[diesel(table_name = topic_comments)]
+#[diesel(table_name = topic_comments, treat_none_as_default_value = false)]
 pub(super) struct CommentRow {
     pub(super) id: String,
     pub(super) team_id: String,

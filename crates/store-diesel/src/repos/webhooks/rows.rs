@@ -21,7 +21,7 @@ pub(super) const DELIVERY_COLUMNS: &str = "d.id, d.team_id, d.webhook_id, d.even
 
 /// A whole `webhooks` row.
 #[derive(Queryable, Selectable, Insertable)]
-#[diesel(table_name = webhooks)]
+#[diesel(table_name = webhooks, treat_none_as_default_value = false)]
 pub(super) struct WebhookRow {
     pub(super) id: String,
     pub(super) team_id: String,
