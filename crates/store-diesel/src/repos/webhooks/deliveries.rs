@@ -247,12 +247,34 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
     }
 
     let seqs: Vec<i64> = batch.iter().map(|e| e.seq).collect();
-    for chunk in seqs.chunks(IN_CHUNK) {
-        diesel::update(outbox_events::table.filter(outbox_events::seq.eq_any(chunk)))
-            .set(outbox_events::dispatched_at.eq(Some(now)))
-            .execute(conn)?;
+    if let DbConnection::Postgresql(_) = conn {
+        mark_dispatched_on_postgres(conn, &seqs, now)?;
+    } else {
+        for chunk in seqs.chunks(IN_CHUNK) {
+            diesel::update(outbox_events::table.filter(outbox_events::seq.eq_any(chunk)))
+                .set(outbox_events::dispatched_at.eq(Some(now)))
+                .execute(conn)?;
+        }
     }
     Ok(batch.len())
+}
+
+/// Marks the events `seqs` dispatched, by one statement PostgreSQL keeps prepared whatever
+/// their number: the seqs go as one array, written as text and cast. diesel never keeps an
+/// `UPDATE` prepared, so the fan-out's was parsed and planned on every pass.
+fn mark_dispatched_on_postgres(
+    conn: &mut DbConnection,
+    seqs: &[i64],
+    now: PrimitiveDateTime,
+) -> DbResult<usize> {
+    let list: Vec<String> = seqs.iter().map(i64::to_string).collect();
+    let mut sql = RawSql::new();
+    sql.push("UPDATE outbox_events SET dispatched_at = ")
+        .param(Param::Timestamp(now))
+        .push(" WHERE seq = ANY(CAST(")
+        .text(format!("{{{}}}", list.join(",")))
+        .push(" AS BIGINT[]))");
+    sql.execute(conn)
 }
 
 /// Whether any delivery is due and free to lease, read without the write lock: under steady
