@@ -2,9 +2,10 @@
 //! between column values and domain values they share.
 //!
 //! Every `Insertable` row says `treat_none_as_default_value = false`: an empty field is then a
-//! bound `NULL` (every nullable column's default anyway) instead of the `DEFAULT` keyword, and
-//! diesel never keeps an `INSERT` with `DEFAULT` in it prepared, so on PostgreSQL each such
-//! insert was parsed and planned anew (docs/benchmarks.md, fourteenth round).
+//! bound `NULL` (every nullable column's default anyway) instead of the `DEFAULT` keyword.
+//! Without it diesel never keeps prepared an `INSERT` of a row with any `Option` field, empty
+//! or not, so on PostgreSQL each was parsed and planned anew (docs/benchmarks.md, fourteenth
+//! round).
 
 mod access;
 mod boards;

@@ -28,6 +28,24 @@ pub(super) fn insert_in_one_statement(
     row: &FeedbackRow,
     events: &[NewEvent],
 ) -> DbResult<bool> {
+    let Some(rest) = after_the_item(row, events)? else {
+        return Ok(false);
+    };
+    let item = diesel::insert_into(feedback::table)
+        .values(row)
+        .returning(feedback::id);
+    tx::one_statement(conn, |conn| {
+        FirstStep::new("item", item, &rest).execute(conn)
+    })?;
+    if !events.is_empty() {
+        outbox::wrote_events();
+    }
+    Ok(true)
+}
+
+/// The steps after `item`: the follow and the events; `None` when the events cannot be
+/// steps. The follow needs no `ON CONFLICT`: nobody follows an item that did not exist.
+fn after_the_item(row: &FeedbackRow, events: &[NewEvent]) -> DbResult<Option<RawSql>> {
     let mut rest = RawSql::new();
     rest.push(
         ", follow AS (INSERT INTO feedback_follows (feedback_id, subscriber_id, team_id, \
@@ -40,17 +58,38 @@ pub(super) fn insert_in_one_statement(
     .param(Param::Timestamp(row.created_at))
     .push(" FROM item)");
     if !outbox::event_steps(&mut rest, events, "item")? {
-        return Ok(false);
+        return Ok(None);
     }
     rest.push(" SELECT item.id FROM item");
-    let item = diesel::insert_into(feedback::table)
-        .values(row)
-        .returning(feedback::id);
-    tx::one_statement(conn, |conn| {
-        FirstStep::new("item", item, &rest).execute(conn)
-    })?;
-    if !events.is_empty() {
-        outbox::wrote_events();
+    Ok(Some(rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::{pg::Pg, query_builder::QueryFragment};
+    use serde_json::json;
+    use sounding_domain::{event::EventKind, ids::TeamId, timestamp::Timestamp};
+
+    use super::*;
+    use crate::repos::feedback::rows::tests::item_with_empty_fields;
+
+    /// The whole statement, the query builder's step included, is one PostgreSQL keeps
+    /// prepared: the point of writing it in one.
+    #[test]
+    fn the_statement_is_kept_prepared() {
+        let row = item_with_empty_fields();
+        let event = NewEvent::new(
+            TeamId::new(),
+            EventKind::NewFeedback,
+            Timestamp::UNIX_EPOCH,
+            &[],
+            json!({}),
+        );
+        let rest = after_the_item(&row, &[event]).unwrap().unwrap();
+        let item = diesel::insert_into(feedback::table)
+            .values(&row)
+            .returning(feedback::id);
+        let statement = FirstStep::new("item", item, &rest);
+        assert!(QueryFragment::<Pg>::is_safe_to_cache_prepared(&statement, &Pg).unwrap());
     }
-    Ok(true)
 }

@@ -214,18 +214,16 @@ impl CommentRow {
 super::super::follows::follows!(feedback_follows, feedback_id);
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use diesel::{pg::Pg, query_builder::QueryFragment};
     use time::macros::datetime;
 
     use super::*;
 
-    /// An item without a board, a type, a publication or an editor is inserted by a statement
-    /// PostgreSQL keeps prepared (`repos`): its empty fields are bound, not `DEFAULT`.
-    #[test]
-    fn an_item_with_empty_fields_is_inserted_by_a_statement_kept_prepared() {
+    /// An item without a board, a type, a publication or an editor.
+    pub(in crate::repos::feedback) fn item_with_empty_fields() -> FeedbackRow {
         let at = datetime!(2026-01-01 0:00);
-        let row = FeedbackRow {
+        FeedbackRow {
             id: "i".into(),
             team_id: "t".into(),
             board_id: None,
@@ -245,7 +243,14 @@ mod tests {
             created_at: at,
             updated_at: at,
             last_modified_by_id: None,
-        };
+        }
+    }
+
+    /// Such an item is inserted by a statement PostgreSQL keeps prepared (`repos`): its
+    /// `Option` fields are bound, not `DEFAULT`.
+    #[test]
+    fn an_item_with_empty_fields_is_inserted_by_a_statement_kept_prepared() {
+        let row = item_with_empty_fields();
         let insert = diesel::insert_into(feedback::table).values(&row);
         assert!(QueryFragment::<Pg>::is_safe_to_cache_prepared(&insert, &Pg).unwrap());
     }

@@ -260,8 +260,9 @@ pub(super) fn fan_out(conn: &mut DbConnection, now: Timestamp, limit: i64) -> Db
 }
 
 /// Marks the events `seqs` dispatched, by one statement PostgreSQL keeps prepared whatever
-/// their number: the seqs go as one array, written as text and cast. diesel never keeps an
-/// `UPDATE` prepared, so the fan-out's was parsed and planned on every pass.
+/// their number (PostgreSQL only: `BIGINT[]`). diesel never keeps an `UPDATE` prepared, so
+/// the fan-out's was parsed and planned on every pass. The seqs go as one array written as
+/// text and cast, as `RawSql` binds no arrays.
 fn mark_dispatched_on_postgres(
     conn: &mut DbConnection,
     seqs: &[i64],
