@@ -9,7 +9,7 @@
 //! the events keep their order in `seq`. A taken url id fails the whole statement on
 //! `feedback_team_id_url_id_key`, as the transaction's `INSERT` did: nothing is left behind.
 
-use diesel::prelude::*;
+use diesel::{pg::Pg, prelude::*, query_builder::QueryFragment};
 use sounding_domain::event::NewEvent;
 
 use super::rows::FeedbackRow;
@@ -31,16 +31,22 @@ pub(super) fn insert_in_one_statement(
     let Some(rest) = after_the_item(row, events)? else {
         return Ok(false);
     };
-    let item = diesel::insert_into(feedback::table)
-        .values(row)
-        .returning(feedback::id);
-    tx::one_statement(conn, |conn| {
-        FirstStep::new("item", item, &rest).execute(conn)
-    })?;
+    tx::one_statement(conn, |conn| statement(row, &rest).execute(conn))?;
     if !events.is_empty() {
         outbox::wrote_events();
     }
     Ok(true)
+}
+
+/// The whole statement: the item's `INSERT`, from its row's `Insertable`, then `rest`.
+fn statement<'a>(
+    row: &'a FeedbackRow,
+    rest: &'a RawSql,
+) -> FirstStep<'a, impl QueryFragment<Pg> + 'a> {
+    let item = diesel::insert_into(feedback::table)
+        .values(row)
+        .returning(feedback::id);
+    FirstStep::new("item", item, rest)
 }
 
 /// The steps after `item`: the follow and the events; `None` when the events cannot be
@@ -66,7 +72,6 @@ fn after_the_item(row: &FeedbackRow, events: &[NewEvent]) -> DbResult<Option<Raw
 
 #[cfg(test)]
 mod tests {
-    use diesel::{pg::Pg, query_builder::QueryFragment};
     use serde_json::json;
     use sounding_domain::{event::EventKind, ids::TeamId, timestamp::Timestamp};
 
@@ -86,10 +91,8 @@ mod tests {
             json!({}),
         );
         let rest = after_the_item(&row, &[event]).unwrap().unwrap();
-        let item = diesel::insert_into(feedback::table)
-            .values(&row)
-            .returning(feedback::id);
-        let statement = FirstStep::new("item", item, &rest);
-        assert!(QueryFragment::<Pg>::is_safe_to_cache_prepared(&statement, &Pg).unwrap());
+        assert!(
+            QueryFragment::<Pg>::is_safe_to_cache_prepared(&statement(&row, &rest), &Pg).unwrap()
+        );
     }
 }
