@@ -34,6 +34,7 @@ mod edits;
 mod error;
 mod migrations;
 mod one_of;
+mod packed_view;
 mod raw_sql;
 mod read_cache;
 mod repos;
@@ -58,7 +59,7 @@ pub use error::ConnectError;
 
 use connection::{Access, DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
-use read_cache::{Memo, ReadCache, Weight};
+use read_cache::{Keep, Memo, ReadCache};
 use writer::Writer;
 
 /// The storage adapter: every port of `sounding_domain::ports::Store`. Cheap to clone (the
@@ -348,7 +349,7 @@ impl DieselStore {
     ) -> StoreResult<T>
     where
         K: Eq + Hash + Clone + Send + Sync + 'static,
-        T: Clone + Weight + Send + Sync + 'static,
+        T: Keep,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
         let (Some(cache), Some(key)) = (&self.read_cache, key) else {
