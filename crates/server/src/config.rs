@@ -35,7 +35,7 @@ pub const DEFAULT_RATE_LIMIT_SUBSCRIBER_PER_MIN: u32 = 100;
 pub const DEFAULT_LOG: &str = "info";
 pub const DEFAULT_REQUEST_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(10);
-pub const DEFAULT_READ_CACHE_MB: u64 = 32;
+pub const DEFAULT_READ_CACHE_MB: u64 = 24;
 
 /// The variables `from_vars` reads, in the order the docs list them.
 pub const VARIABLES: [&str; 20] = [

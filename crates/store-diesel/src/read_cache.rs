@@ -55,9 +55,9 @@ use crate::{
 
 /// What the remembered answers may weigh in all, by the estimates of `Weight` (bytes of
 /// heap and inline data, roughly). One budget for every kind of answer, so the kind being
-/// read most gets the room: about 74,000 items of the bench's size (packed, `packed_view`)
+/// read most gets the room: about 55,000 items of the bench's size (packed, `packed_view`)
 /// when only items are read.
-pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 32 * 1024 * 1024;
+pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 24 * 1024 * 1024;
 
 /// A commit count of the database, as `PRAGMA data_version` answers it on the cache's own
 /// connection.
