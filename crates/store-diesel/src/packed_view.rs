@@ -1,7 +1,8 @@
 //! An item's view as the read cache keeps it: packed into one run of bytes (postcard), about
-//! a third of the memory of the view itself, so the same budget remembers about three times
-//! as many items. The view is 560 bytes inline before its strings, nine allocations in all;
-//! packed, the bench's items take 300–400 bytes in one (docs/benchmarks.md, sixteenth round).
+//! a third of the memory of the view itself. The view is 560 bytes inline before its strings,
+//! nine allocations in all; packed, a bench item takes 325 bytes in one, and with the cache's
+//! own overhead the same budget remembers about twice as many items (docs/benchmarks.md,
+//! sixteenth round).
 //!
 //! Unpacking is a walk over the bytes that allocates the view's strings, as a clone of the
 //! view does: ids and times are kept as numbers, never as text to parse again.
@@ -257,7 +258,7 @@ mod tests {
         }
     }
 
-    /// An item with every part filled in, times to the nanosecond.
+    /// An item with every part filled in, times to the millisecond (all a `Timestamp` keeps).
     fn full_view() -> FeedbackView {
         let now = Timestamp::from_offset(OffsetDateTime::now_utc());
         let meta = serde_json::json!({"plan": "pro", "seats": 12.5, "nested": {"a": [1, null]}});

@@ -53,8 +53,8 @@ use crate::{
     packed_view::PackedView,
 };
 
-/// What the remembered answers may weigh in all, by the estimates of `Weight` (bytes of
-/// heap and inline data, roughly). One budget for every kind of answer, so the kind being
+/// What the remembered answers may weigh in all, by the estimates of `Keep::weight` (bytes
+/// of heap and inline data, roughly). One budget for every kind of answer, so the kind being
 /// read most gets the room: about 55,000 items of the bench's size (packed, `packed_view`)
 /// when only items are read.
 pub(crate) const DEFAULT_BUDGET_BYTES: u64 = 24 * 1024 * 1024;
