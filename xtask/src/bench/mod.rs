@@ -532,6 +532,51 @@ impl ServerSide<'_> {
     }
 }
 
+/// How long the server side may stay busy after the seed before the runs start anyway.
+const SETTLE_LIMIT: Duration = Duration::from_secs(900);
+/// The server side counts as idle below this share of one core, for `IDLE_SECONDS` in a row.
+const IDLE_SHARE: f64 = 0.05;
+const IDLE_SECONDS: u32 = 3;
+
+struct Settled {
+    seconds: f64,
+    idle: bool,
+}
+
+/// Waits until the server side is idle. The seed may leave work behind that is not the first
+/// scenario's: the webhook worker fans the seed's outbox events out 500 a pass, each pass a
+/// commit that empties the read cache, and PostgreSQL's autovacuum follows a bulk load.
+/// Measured in the middle of that, a scenario would read partly uncached.
+fn settle(side: &ServerSide) -> Settled {
+    let start = Instant::now();
+    let mut idle_in_a_row = 0;
+    let mut before = side.ticks();
+    while start.elapsed() < SETTLE_LIMIT {
+        std::thread::sleep(Duration::from_secs(1));
+        let after = side.ticks();
+        let ticks: u64 = after
+            .iter()
+            .map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0)))
+            .sum();
+        before = after;
+        if (ticks as f64 / procs::clock_ticks() as f64) < IDLE_SHARE {
+            idle_in_a_row += 1;
+            if idle_in_a_row == IDLE_SECONDS {
+                return Settled {
+                    seconds: start.elapsed().as_secs_f64(),
+                    idle: true,
+                };
+            }
+        } else {
+            idle_in_a_row = 0;
+        }
+    }
+    Settled {
+        seconds: start.elapsed().as_secs_f64(),
+        idle: false,
+    }
+}
+
 impl EngineBench<'_> {
     fn run(&self, defs: &[&'static Def], postgres_bin: Option<&Path>) -> Result<Engine> {
         if self.dir.exists() {
@@ -575,6 +620,19 @@ impl EngineBench<'_> {
         eprintln!(
             "xtask bench: seeded scale {} in {:.0} s",
             self.scale, seeded.seconds
+        );
+        let settled = settle(&ServerSide {
+            pid: server.pid(),
+            postgres: cluster.as_ref(),
+        });
+        eprintln!(
+            "xtask bench: the server side {} {:.0} s after the seed",
+            if settled.idle {
+                "was idle"
+            } else {
+                "was still busy (the run starts anyway)"
+            },
+            settled.seconds
         );
         let baseline = self.start_baseline()?;
         let receiver = Receiver::start()?;
@@ -632,6 +690,7 @@ impl EngineBench<'_> {
             scale: self.scale,
             seed_counts: seeded.counts,
             seed_seconds: seeded.seconds,
+            settle_seconds: settled.idle.then_some(settled.seconds),
             scenarios,
             rss_after_mib,
         })

@@ -43,6 +43,9 @@ pub struct Engine {
     pub scale: usize,
     pub seed_counts: Vec<(&'static str, usize)>,
     pub seed_seconds: f64,
+    /// How long the server side took to go idle after the seed (`settle`); `None` if it was
+    /// still busy at the time limit.
+    pub settle_seconds: Option<f64>,
     pub scenarios: Vec<Scenario>,
     pub rss_after_mib: Option<f64>,
 }
@@ -207,6 +210,7 @@ impl Report {
                     "scale": engine.scale,
                     "seed": {
                         "seconds": opt(Some(engine.seed_seconds)),
+                        "settleSeconds": opt(engine.settle_seconds),
                         "counts": engine.seed_counts.iter().map(|(k, v)| json!({"what": k, "count": v})).collect::<Vec<_>>(),
                     },
                     "rssAfterRunMiB": opt(engine.rss_after_mib),
@@ -319,7 +323,7 @@ impl Report {
                 ));
             }
             out.push_str(&format!(
-                "\nSeeded (scale {}) through the API in {:.0} s: {}.\n",
+                "\nSeeded (scale {}) through the API in {:.0} s: {}; {}.\n",
                 engine.scale,
                 engine.seed_seconds,
                 engine
@@ -327,7 +331,11 @@ impl Report {
                     .iter()
                     .map(|(k, v)| format!("{v} {k}"))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                match engine.settle_seconds {
+                    Some(s) => format!("the server side was idle {s:.0} s later"),
+                    None => "the server side was still busy when the runs started".to_owned(),
+                }
             ));
         }
         self.scale_markdown(&mut out);
@@ -447,6 +455,7 @@ mod tests {
             scale,
             seed_counts: Vec::new(),
             seed_seconds: 20.0 * scale as f64,
+            settle_seconds: Some(1.0),
             scenarios: vec![Scenario {
                 id: "S3",
                 title: "list",
