@@ -532,49 +532,45 @@ impl ServerSide<'_> {
     }
 }
 
+/// CPU ticks spent between two `ServerSide::ticks` readings, summed over the processes (one
+/// that started in between counts from zero).
+fn ticks_between(before: &HashMap<u32, u64>, after: &HashMap<u32, u64>) -> u64 {
+    after
+        .iter()
+        .map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0)))
+        .sum()
+}
+
 /// How long the server side may stay busy after the seed before the runs start anyway.
 const SETTLE_LIMIT: Duration = Duration::from_secs(900);
 /// The server side counts as idle below this share of one core, for `IDLE_SECONDS` in a row.
 const IDLE_SHARE: f64 = 0.05;
 const IDLE_SECONDS: u32 = 3;
 
-struct Settled {
-    seconds: f64,
-    idle: bool,
-}
-
-/// Waits until the server side is idle. The seed may leave work behind that is not the first
-/// scenario's: the webhook worker fans the seed's outbox events out 500 a pass, each pass a
-/// commit that empties the read cache, and PostgreSQL's autovacuum follows a bulk load.
-/// Measured in the middle of that, a scenario would read partly uncached.
-fn settle(side: &ServerSide) -> Settled {
+/// Waits until the server side is idle; how long that took, or `None` if it was still busy
+/// at `SETTLE_LIMIT`. The seed may leave work behind that is not the first scenario's: the
+/// webhook worker fans the seed's outbox events out 500 a pass, each pass a commit that
+/// empties the read cache, and PostgreSQL's autovacuum follows a bulk load. Measured in the
+/// middle of that, a scenario would read partly uncached.
+fn settle(side: &ServerSide) -> Option<f64> {
     let start = Instant::now();
     let mut idle_in_a_row = 0;
     let mut before = side.ticks();
     while start.elapsed() < SETTLE_LIMIT {
         std::thread::sleep(Duration::from_secs(1));
         let after = side.ticks();
-        let ticks: u64 = after
-            .iter()
-            .map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0)))
-            .sum();
+        let ticks = ticks_between(&before, &after);
         before = after;
         if (ticks as f64 / procs::clock_ticks() as f64) < IDLE_SHARE {
             idle_in_a_row += 1;
             if idle_in_a_row == IDLE_SECONDS {
-                return Settled {
-                    seconds: start.elapsed().as_secs_f64(),
-                    idle: true,
-                };
+                return Some(start.elapsed().as_secs_f64());
             }
         } else {
             idle_in_a_row = 0;
         }
     }
-    Settled {
-        seconds: start.elapsed().as_secs_f64(),
-        idle: false,
-    }
+    None
 }
 
 impl EngineBench<'_> {
@@ -625,15 +621,15 @@ impl EngineBench<'_> {
             pid: server.pid(),
             postgres: cluster.as_ref(),
         });
-        eprintln!(
-            "xtask bench: the server side {} {:.0} s after the seed",
-            if settled.idle {
-                "was idle"
-            } else {
-                "was still busy (the run starts anyway)"
-            },
-            settled.seconds
-        );
+        match settled {
+            Some(seconds) => {
+                eprintln!("xtask bench: the server side was idle {seconds:.0} s after the seed")
+            }
+            None => eprintln!(
+                "xtask bench: the server side was still busy {} s after the seed (the runs start anyway)",
+                SETTLE_LIMIT.as_secs()
+            ),
+        }
         let baseline = self.start_baseline()?;
         let receiver = Receiver::start()?;
 
@@ -690,7 +686,7 @@ impl EngineBench<'_> {
             scale: self.scale,
             seed_counts: seeded.counts,
             seed_seconds: seeded.seconds,
-            settle_seconds: settled.idle.then_some(settled.seconds),
+            settle_seconds: settled,
             scenarios,
             rss_after_mib,
         })
@@ -841,10 +837,7 @@ impl EngineBench<'_> {
             );
         }
         let peak_rss_mib = procs::peak_rss_kib(target.pid()).map(|k| k as f64 / 1024.0);
-        let ticks: u64 = after
-            .iter()
-            .map(|(pid, t)| t.saturating_sub(*before.get(pid).unwrap_or(&0)))
-            .sum();
+        let ticks = ticks_between(&before, &after);
         let cpu_s_per_1k =
             ticks as f64 / procs::clock_ticks() as f64 / full.requests.max(1) as f64 * 1000.0;
 
