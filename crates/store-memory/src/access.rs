@@ -136,7 +136,7 @@ impl State {
                 s.team_id == team && !self.deleted_subscribers.contains(&s.id) && query.matches(s)
             })
             .collect();
-        found.sort_by(|a, b| subscriber_order(query.sort, a, b).then(a.id.cmp(&b.id)));
+        found.sort_by(|a, b| subscriber_order(query.sort, a, b));
         let total = i64::try_from(found.len()).unwrap_or(i64::MAX);
         let offset = usize::try_from(query.page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(query.page.limit).unwrap_or(0);
@@ -185,19 +185,28 @@ impl State {
     }
 }
 
-/// The order of `subscribers.list` (the SQL adapters order the same way; ties by id).
+/// The order of `subscribers.list` (the SQL adapters order the same way). Ties by id: newest
+/// first for the newest-first orders (ids are time-ordered, so two subscribers made in one
+/// millisecond still list in the order they were made), ascending for the others.
 fn subscriber_order(sort: SubscriberSort, a: &Subscriber, b: &Subscriber) -> Ordering {
+    let by_id = a.id.cmp(&b.id);
     match sort {
-        SubscriberSort::CreatedAt => b.created_at.cmp(&a.created_at),
-        SubscriberSort::LastUpdated => b.last_updated.cmp(&a.last_updated),
-        SubscriberSort::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
+        SubscriberSort::CreatedAt => b.created_at.cmp(&a.created_at).then(by_id.reverse()),
+        SubscriberSort::LastUpdated => b.last_updated.cmp(&a.last_updated).then(by_id.reverse()),
+        SubscriberSort::Name => a
+            .name
+            .to_lowercase()
+            .cmp(&b.name.to_lowercase())
+            .then(by_id),
         SubscriberSort::Email => match (&a.email, &b.email) {
             (Some(x), Some(y)) => x.as_str().cmp(y.as_str()),
             (x, y) => x.is_none().cmp(&y.is_none()),
-        },
+        }
+        .then(by_id),
         SubscriberSort::Mmr => match (a.attributes.mmr, b.attributes.mmr) {
             (Some(x), Some(y)) => y.partial_cmp(&x).unwrap_or(Ordering::Equal),
             (x, y) => x.is_none().cmp(&y.is_none()),
-        },
+        }
+        .then(by_id),
     }
 }

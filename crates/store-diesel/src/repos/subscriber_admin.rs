@@ -100,10 +100,10 @@ pub(crate) fn list(
     let mut page = scoped!().select(SubscriberRow::as_select());
     page = match query.sort {
         SubscriberSort::CreatedAt => {
-            page.order((subscribers::created_at.desc(), subscribers::id.asc()))
+            page.order((subscribers::created_at.desc(), subscribers::id.desc()))
         }
         SubscriberSort::LastUpdated => {
-            page.order((subscribers::last_updated.desc(), subscribers::id.asc()))
+            page.order((subscribers::last_updated.desc(), subscribers::id.desc()))
         }
         SubscriberSort::Name => page.order((lower(subscribers::name).asc(), subscribers::id.asc())),
         // Every listed subscriber has an e-mail but anonymous topic creators; those go last.
