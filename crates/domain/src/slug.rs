@@ -21,31 +21,63 @@ const URL_ID_ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 /// assert_eq!(title_slug("???"), "untitled");
 /// ```
 pub fn slugify(raw: &str, max: usize) -> Option<String> {
-    let ascii = deunicode::deunicode(raw).to_ascii_lowercase();
-    let mut slug = String::with_capacity(ascii.len().min(max));
-    for word in ascii
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        let sep = usize::from(!slug.is_empty());
-        if slug.len() + sep + word.len() > max {
-            if slug.is_empty() {
-                slug.push_str(&word[..max]);
+    let mut slug = String::new();
+    push_slug(raw, max, &mut slug).then_some(slug)
+}
+
+/// Appends the slug of `raw` (as `slugify` makes it) to `out`; whether it was not empty.
+///
+/// One pass over the characters, transliterating one at a time, which stops at the word that
+/// no longer fits: every item of a list answer has its url made again, and a title may be
+/// long (`deunicode` on the whole title, then lowercasing it, were most of a list's cost of
+/// urls; docs/benchmarks.md).
+fn push_slug(raw: &str, max: usize, out: &mut String) -> bool {
+    let start = out.len();
+    // Where the word being read began in `out`, past its `-`; `None` between words.
+    let mut word: Option<usize> = None;
+    for ch in raw.chars() {
+        let mut utf8 = [0; 4];
+        // Below DEL as it is, like `deunicode` does (which makes DEL itself nothing).
+        let ascii = if u32::from(ch) < 0x7f {
+            ch.encode_utf8(&mut utf8)
+        } else {
+            // An unknown character becomes deunicode's placeholder, which only separates.
+            deunicode::deunicode_char(ch).unwrap_or(" ")
+        };
+        for byte in ascii.bytes() {
+            if !byte.is_ascii_alphanumeric() {
+                word = None;
+                continue;
             }
-            break;
+            let begin = *word.get_or_insert_with(|| {
+                if out.len() > start {
+                    out.push('-');
+                }
+                out.len()
+            });
+            out.push(char::from(byte.to_ascii_lowercase()));
+            if out.len() - start > max {
+                // The word does not fit: the slug ends before it, or, when it is the first,
+                // is its first `max` characters.
+                let keep = if begin == start {
+                    start + max
+                } else {
+                    begin - 1
+                };
+                out.truncate(keep);
+                return out.len() > start;
+            }
         }
-        if sep == 1 {
-            slug.push('-');
-        }
-        slug.push_str(word);
     }
-    (!slug.is_empty()).then_some(slug)
+    out.len() > start
 }
 
 /// The slug used in a feedback or topic url: `untitled` when the title has no letters or digits.
 pub fn title_slug(title: &str) -> String {
-    slugify(title, TITLE_SLUG_MAX).unwrap_or_else(|| "untitled".to_owned())
+    slugify(title, TITLE_SLUG_MAX).unwrap_or_else(|| UNTITLED.to_owned())
 }
+
+const UNTITLED: &str = "untitled";
 
 /// Ten random characters of `[a-z0-9]`.
 pub fn new_url_id(rng: &mut impl Rng) -> String {
@@ -66,7 +98,14 @@ pub fn new_url_id(rng: &mut impl Rng) -> String {
 /// assert_eq!(url_id_from_slug("dark-mode-NOT-AN-ID"), None);
 /// ```
 pub fn url_path(title: &str, url_id: &str) -> String {
-    format!("/{}-{url_id}", title_slug(title))
+    let mut url = String::with_capacity(TITLE_SLUG_MAX + url_id.len() + 2);
+    url.push('/');
+    if !push_slug(title, TITLE_SLUG_MAX, &mut url) {
+        url.push_str(UNTITLED);
+    }
+    url.push('-');
+    url.push_str(url_id);
+    url
 }
 
 /// The urlId at the end of `<title-slug>-<urlId>` (or a bare urlId).
@@ -117,7 +156,61 @@ mod tests {
         assert_eq!(url_id_from_slug("dark-mode-NOTANID123"), None);
     }
 
+    /// The definition `push_slug` must agree with: transliterate the whole text, lowercase
+    /// it, split it into words of ASCII letters and digits, and join them while they fit.
+    fn slugify_by_definition(raw: &str, max: usize) -> Option<String> {
+        let ascii = deunicode::deunicode(raw).to_ascii_lowercase();
+        let mut slug = String::new();
+        for word in ascii
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            let sep = usize::from(!slug.is_empty());
+            if slug.len() + sep + word.len() > max {
+                if slug.is_empty() {
+                    slug.push_str(&word[..max]);
+                }
+                break;
+            }
+            if sep == 1 {
+                slug.push('-');
+            }
+            slug.push_str(word);
+        }
+        (!slug.is_empty()).then_some(slug)
+    }
+
+    #[test]
+    fn slugs_match_the_definition_at_the_edges() {
+        for (raw, max) in [
+            ("abc def", 7),
+            ("abc def", 6),
+            ("abc def", 3),
+            ("abcdef", 3),
+            ("  ab  ", 1),
+            ("北京 café", 60),
+            ("北京", 4),
+            ("a\u{7f}b\u{10ffff}c", 60),
+            ("Ⅻ ⅷ — ½", 60),
+            ("", 60),
+        ] {
+            assert_eq!(
+                slugify(raw, max),
+                slugify_by_definition(raw, max),
+                "{raw:?} at {max}"
+            );
+        }
+    }
+
     proptest! {
+        #[test]
+        fn slugs_agree_with_their_definition(raw in "\\PC{0,120}", max in 1usize..80) {
+            prop_assert_eq!(slugify(&raw, max), slugify_by_definition(&raw, max));
+            let url = url_path(&raw, "k3x9q0a7bz");
+            let slug = slugify_by_definition(&raw, TITLE_SLUG_MAX).unwrap_or_else(|| "untitled".into());
+            prop_assert_eq!(url, format!("/{slug}-k3x9q0a7bz"));
+        }
+
         #[test]
         fn slugs_are_always_well_formed(raw in ".{0,200}") {
             let slug = title_slug(&raw);
