@@ -34,6 +34,6 @@ pub use openapi::{openapi_document, openapi_json};
 pub use request_metrics::{
     describe_metrics, RATE_LIMITED_TOTAL, REQUESTS_TOTAL, REQUEST_DURATION_SECONDS,
 };
-pub use server::{application, http_server, HttpOptions};
+pub use server::{application, http_server, HttpOptions, RequestScope, ScopedRequest};
 pub use sounding_domain::ports::{Clock, TokenCodec};
 pub use state::{ApiState, RateLimits};

@@ -2,7 +2,7 @@
 //! answer with the API's JSON error body, request tracing with a request id, the routes, and
 //! the server's timeouts and graceful shutdown.
 
-use std::{net::TcpListener, time::Duration};
+use std::{any::Any, net::TcpListener, time::Duration};
 
 use actix_web::{
     body::MessageBody,
@@ -12,6 +12,7 @@ use actix_web::{
     middleware::{from_fn, Next},
     web, App, Error, HttpMessage, HttpServer,
 };
+use futures_util::future::LocalBoxFuture;
 use tracing::Span;
 use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder, TracingLogger};
 
@@ -24,7 +25,7 @@ use crate::{
     routes, ApiState,
 };
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct HttpOptions {
     /// Worker threads; `None` (or 0) for one per CPU core.
     pub workers: Option<usize>,
@@ -43,7 +44,19 @@ pub struct HttpOptions {
     pub max_blocking_threads: Option<usize>,
     /// Records request metrics through the `metrics` facade (`request_metrics`).
     pub metrics: bool,
+    /// What each request's handling runs inside, after the tracing and metrics middleware:
+    /// the store's, when it has one (`sounding_store_diesel::one_request`).
+    pub request_scope: Option<RequestScope>,
 }
+
+/// A request's handling, as a `RequestScope` gets it and gives it back: its outcome is
+/// type-erased so that the response body keeps its type (boxing it would cost large answers
+/// their single write).
+pub type ScopedRequest = LocalBoxFuture<'static, Box<dyn Any>>;
+
+/// Runs around the handling of each request: lets a store tie the calls of one request
+/// together (task-locals set while the handling runs) without the HTTP adapter knowing how.
+pub type RequestScope = fn(ScopedRequest) -> ScopedRequest;
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -55,6 +68,7 @@ impl Default for HttpOptions {
             keep_alive: Duration::from_secs(5),
             max_blocking_threads: None,
             metrics: false,
+            request_scope: None,
         }
     }
 }
@@ -78,6 +92,7 @@ pub fn http_server(
     let traffic = web::Data::new(traffic);
     let body_deadline = BodyDeadline(options.request_body_timeout);
     let record_requests = options.metrics.then(|| web::Data::new(RecordRequests));
+    let request_scope = options.request_scope.map(InScope);
     let mut server = HttpServer::new(move || {
         let app = app(state.clone(), limiter.clone())
             .app_data(body_deadline)
@@ -86,7 +101,12 @@ pub fn http_server(
             Some(record) => app.app_data(record.clone()),
             None => app,
         };
-        app.wrap(from_fn(request_metrics::record))
+        let app = match request_scope {
+            Some(scope) => app.app_data(scope),
+            None => app,
+        };
+        app.wrap(from_fn(in_scope))
+            .wrap(from_fn(request_metrics::record))
             // Outermost, so a request counts from its first middleware to its last.
             .wrap(from_fn(drain::track))
     })
@@ -162,6 +182,30 @@ impl RootSpanBuilder for RequestSpan {
 
     fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
         DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// The server's `RequestScope`, as app data.
+#[derive(Clone, Copy)]
+struct InScope(RequestScope);
+
+/// Runs the rest of the request's handling in the server's `RequestScope`, if it has one.
+async fn in_scope<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<B>, Error> {
+    let Some(InScope(scope)) = req.app_data::<InScope>().copied() else {
+        return next.call(req).await;
+    };
+    let handled = scope(Box::pin(async move {
+        Box::new(next.call(req).await) as Box<dyn Any>
+    }))
+    .await;
+    match handled.downcast::<Result<ServiceResponse<B>, Error>>() {
+        Ok(handled) => *handled,
+        Err(_) => Err(actix_web::error::ErrorInternalServerError(
+            "the request scope gave back something else than the request's outcome",
+        )),
     }
 }
 

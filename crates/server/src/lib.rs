@@ -204,6 +204,7 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
         // The store's queries run on the blocking pool, at most one per pooled connection.
         max_blocking_threads: storage.max_connections(),
         metrics: metrics.is_some(),
+        request_scope: storage.request_scope(),
         ..HttpOptions::default()
     };
     let traffic = Traffic::default();

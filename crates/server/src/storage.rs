@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context as _};
 use sounding_domain::ports::Store;
+use sounding_http_actix::RequestScope;
 use sounding_store_diesel::{DieselStore, EventsCommitted, PoolConnections, PoolOptions};
 use sounding_store_memory::MemoryStore;
 
@@ -58,6 +59,17 @@ impl Storage {
     pub(crate) fn max_connections(&self) -> Option<usize> {
         match self {
             Self::Database(store) => usize::try_from(store.max_connections()).ok(),
+            Self::Memory(_) => None,
+        }
+    }
+
+    /// What each HTTP request runs inside: the database store's scope, in which a request's
+    /// cached reads ask once whether the database changed; none in memory.
+    pub(crate) fn request_scope(&self) -> Option<RequestScope> {
+        match self {
+            Self::Database(_) => {
+                Some(|request| Box::pin(sounding_store_diesel::one_request(request)))
+            }
             Self::Memory(_) => None,
         }
     }

@@ -56,6 +56,7 @@ use sounding_domain::ports::{StoreError, StoreResult};
 
 pub use connection::{Engine, PoolOptions};
 pub use error::ConnectError;
+pub use read_cache::one_request;
 
 use connection::{Access, DbConnection, DbPool, Target};
 use error::{DbError, DbResult};
@@ -242,6 +243,9 @@ impl DieselStore {
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
         let result = self.run_unnoted(f).await;
+        // What this request's reads learnt of the database is out of date once it wrote
+        // (`one_request`), whether the write succeeded or not.
+        read_cache::RequestReads::forget();
         if matches!(result, Err(StoreError::Full(_))) {
             self.full.store(true, Ordering::Relaxed);
         }
@@ -356,8 +360,9 @@ impl DieselStore {
             return self.run_read_one(f).await;
         };
         // Asked before the read, so a commit between the two only makes this answer look
-        // older than it is (see `read_cache`).
-        let Some(asked) = cache.version().await else {
+        // older than it is (see `read_cache`); asked once for all the reads of a request
+        // (`one_request`).
+        let Some(asked) = read_cache::RequestReads::version(cache).await else {
             return self.run_read_one(f).await;
         };
         let memo = memo(cache);
@@ -522,6 +527,84 @@ mod tests {
         uncached().await.unwrap();
         uncached().await.unwrap();
         assert_eq!(reads_so_far(), 7);
+    }
+
+    /// In `one_request`, the cached reads of a request ask once whether the database
+    /// changed: a commit by someone else after that ask is not looked for again within the
+    /// request (it finished after the request arrived), but the request's own write is.
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_reads_of_one_request_ask_once_until_it_writes() {
+        use std::sync::atomic::AtomicUsize;
+
+        use diesel::{connection::SimpleConnection, Connection, RunQueryDsl};
+        use sounding_domain::ids::{FeedbackId, TeamId};
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = format!("{}/o.db", dir.path().display());
+        let store = DieselStore::connect(&format!("sqlite://{path}")).unwrap();
+        store.migrate().await.unwrap();
+        let key = (TeamId::new(), FeedbackId::new());
+        let reads = Arc::new(AtomicUsize::new(0));
+        let read = || {
+            let reads = reads.clone();
+            store.run_read_cached(
+                |cache| &cache.items,
+                Some(key),
+                move |_| {
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    Ok(None)
+                },
+            )
+        };
+        let reads_so_far = || reads.load(Ordering::SeqCst);
+        let write = || {
+            store.run(|conn| {
+                tx::write_tx(conn, |conn| {
+                    Ok(
+                        diesel::sql_query("CREATE TABLE IF NOT EXISTS one (a INTEGER)")
+                            .execute(conn)?,
+                    )
+                })
+            })
+        };
+        write().await.unwrap();
+        let mut other = diesel::SqliteConnection::establish(&path).unwrap();
+        // Remembered: the second read found the database quiet.
+        read().await.unwrap();
+        read().await.unwrap();
+        assert_eq!(reads_so_far(), 2);
+
+        one_request(async {
+            read().await.unwrap();
+            assert_eq!(reads_so_far(), 2, "answered from memory");
+            other
+                .batch_execute("INSERT INTO one (a) VALUES (1)")
+                .unwrap();
+            read().await.unwrap();
+            assert_eq!(
+                reads_so_far(),
+                2,
+                "the request asked once, before that commit"
+            );
+            write().await.unwrap();
+            read().await.unwrap();
+            assert_eq!(reads_so_far(), 3, "its own write made it ask again");
+        })
+        .await;
+
+        // The next request asks afresh: the database changed since the last ask.
+        one_request(async {
+            other
+                .batch_execute("INSERT INTO one (a) VALUES (2)")
+                .unwrap();
+            read().await.unwrap();
+            read().await.unwrap();
+            assert_eq!(reads_so_far(), 5, "not quiet: read, and not remembered");
+        })
+        .await;
+        one_request(read()).await.unwrap();
+        one_request(read()).await.unwrap();
+        assert_eq!(reads_so_far(), 6, "quiet again: remembered at the first");
     }
 
     #[tokio::test(flavor = "current_thread")]

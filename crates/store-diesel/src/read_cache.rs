@@ -11,7 +11,8 @@
 //! on one connection, so one connection of its own asks, and is never replaced.
 //!
 //! Any commit makes every remembered answer useless, so under writes this does little, and
-//! reads cost one `PRAGMA` more (3–4 µs, mostly the `fcntl` calls of a WAL read lock); answers
+//! a request's reads cost one `PRAGMA` more (about 2 µs, mostly the `fcntl` calls of a WAL
+//! read lock; asked once per request, `one_request`); answers
 //! are kept only while the database is quiet (`Asked::quiet`). Between writes, a read is a
 //! hash lookup and a clone instead of several statements (docs/storage.md, "Read cache").
 //!
@@ -164,6 +165,45 @@ impl ReadCache {
         if let Versions::Postgres(coherence) = &self.versions {
             coherence.announce().await;
         }
+    }
+}
+
+tokio::task_local! {
+    /// The commit count the reads of the request being handled go by (`one_request`).
+    static REQUEST_READS: std::cell::Cell<Option<Asked>>;
+}
+
+/// Runs `request` (the handling of one API request) so that its cached reads ask for the
+/// database's commit count once, at the first of them, instead of once each: on SQLite each
+/// ask is a read transaction, two `fcntl` calls, about 2 µs — a seventh of a cached
+/// `feedbacks.info`, which made two (docs/benchmarks.md). The answers are as fresh as the
+/// promise of `read_cache` needs: the count is asked after the request arrived, so no commit
+/// that finished before it was sent is missed; and a write of the request forgets the count,
+/// so its later reads see what it wrote. Outside such a scope (the webhook worker, tests),
+/// every cached read asks.
+pub async fn one_request<F: std::future::Future>(request: F) -> F::Output {
+    REQUEST_READS
+        .scope(std::cell::Cell::new(None), request)
+        .await
+}
+
+/// The request scope of `one_request`, as the store uses it.
+pub(crate) struct RequestReads;
+
+impl RequestReads {
+    /// The commit count for a cached read: the one this request asked already, or a new ask.
+    pub(crate) async fn version(cache: &ReadCache) -> Option<Asked> {
+        if let Ok(Some(asked)) = REQUEST_READS.try_with(std::cell::Cell::get) {
+            return Some(asked);
+        }
+        let asked = cache.version().await?;
+        let _outside_a_request = REQUEST_READS.try_with(|reads| reads.set(Some(asked)));
+        Some(asked)
+    }
+
+    /// Called before every write: the next read of this request asks again.
+    pub(crate) fn forget() {
+        let _outside_a_request = REQUEST_READS.try_with(|reads| reads.set(None));
     }
 }
 
