@@ -448,117 +448,23 @@ mod tests {
         store.ping().await.unwrap();
     }
 
-    #[tokio::test(flavor = "current_thread")]
-    async fn a_remembered_read_is_answered_until_any_connection_commits() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-
-        use diesel::{connection::SimpleConnection, Connection, RunQueryDsl};
-        use sounding_domain::ids::{FeedbackId, TeamId};
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = format!("{}/c.db", dir.path().display());
+    /// A migrated SQLite store in `dir`, and a connection to its file that the store knows
+    /// nothing of (another process, to SQLite).
+    async fn store_and_stranger(
+        dir: &tempfile::TempDir,
+    ) -> (DieselStore, diesel::SqliteConnection) {
+        use diesel::Connection;
+        let path = format!("{}/s.db", dir.path().display());
         let store = DieselStore::connect(&format!("sqlite://{path}")).unwrap();
         store.migrate().await.unwrap();
-        let key = (TeamId::new(), FeedbackId::new());
-        let reads = Arc::new(AtomicUsize::new(0));
-        let read = || {
-            let reads = reads.clone();
-            store.run_read_cached(
-                |cache| &cache.items,
-                Some(key),
-                move |_| {
-                    reads.fetch_add(1, Ordering::SeqCst);
-                    Ok(None)
-                },
-            )
-        };
-        let reads_so_far = || reads.load(Ordering::SeqCst);
-
-        // The first ask has nothing to compare with, so its answer is not kept; the second
-        // finds the database quiet and keeps its answer; the third is answered from memory.
-        read().await.unwrap();
-        read().await.unwrap();
-        read().await.unwrap();
-        assert_eq!(reads_so_far(), 2, "the third read was answered from memory");
-
-        // A commit through the store itself: the next read asks the database, and so does
-        // the one after (the first found the database just changed, so kept nothing).
-        store
-            .run(|conn| {
-                tx::write_tx(conn, |conn| {
-                    Ok(diesel::sql_query("CREATE TABLE one (a INTEGER)").execute(conn)?)
-                })
-            })
-            .await
-            .unwrap();
-        read().await.unwrap();
-        read().await.unwrap();
-        read().await.unwrap();
-        assert_eq!(
-            reads_so_far(),
-            4,
-            "read twice after the commit, then remembered"
-        );
-
-        // A commit by a connection the store knows nothing of (another process, to SQLite).
-        let mut other = diesel::SqliteConnection::establish(&path).unwrap();
-        other
-            .batch_execute("INSERT INTO one (a) VALUES (1)")
-            .unwrap();
-        read().await.unwrap();
-        assert_eq!(
-            reads_so_far(),
-            5,
-            "read again after another connection's commit"
-        );
-
-        // A key that moves with the clock is never remembered.
-        let uncached = || {
-            let reads = reads.clone();
-            store.run_read_cached(
-                |cache| &cache.items,
-                None,
-                move |_| {
-                    reads.fetch_add(1, Ordering::SeqCst);
-                    Ok(None)
-                },
-            )
-        };
-        uncached().await.unwrap();
-        uncached().await.unwrap();
-        assert_eq!(reads_so_far(), 7);
+        (store, diesel::SqliteConnection::establish(&path).unwrap())
     }
 
-    /// In `one_request`, the cached reads of a request ask once whether the database
-    /// changed: a commit by someone else after that ask is not looked for again within the
-    /// request (it finished after the request arrived), but the request's own write is.
-    #[tokio::test(flavor = "current_thread")]
-    async fn the_reads_of_one_request_ask_once_until_it_writes() {
-        use std::sync::atomic::AtomicUsize;
-
-        use diesel::{connection::SimpleConnection, Connection, RunQueryDsl};
-        use sounding_domain::ids::{FeedbackId, TeamId};
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = format!("{}/o.db", dir.path().display());
-        let store = DieselStore::connect(&format!("sqlite://{path}")).unwrap();
-        store.migrate().await.unwrap();
-        let key = (TeamId::new(), FeedbackId::new());
-        let reads = Arc::new(AtomicUsize::new(0));
-        let read = || {
-            let reads = reads.clone();
-            store.run_read_cached(
-                |cache| &cache.items,
-                Some(key),
-                move |_| {
-                    reads.fetch_add(1, Ordering::SeqCst);
-                    Ok(None)
-                },
-            )
-        };
-        let reads_so_far = || reads.load(Ordering::SeqCst);
-        let write = || {
-            store.run(|conn| {
+    /// A commit through the store (it makes the table `one`, the first time).
+    async fn write_through(store: &DieselStore) {
+        use diesel::RunQueryDsl;
+        store
+            .run(|conn| {
                 tx::write_tx(conn, |conn| {
                     Ok(
                         diesel::sql_query("CREATE TABLE IF NOT EXISTS one (a INTEGER)")
@@ -566,29 +472,131 @@ mod tests {
                     )
                 })
             })
-        };
-        write().await.unwrap();
-        let mut other = diesel::SqliteConnection::establish(&path).unwrap();
+            .await
+            .unwrap();
+    }
+
+    /// A cached read of one item key that counts how often it reached the database.
+    struct CountedRead<'a> {
+        store: &'a DieselStore,
+        key: (
+            sounding_domain::ids::TeamId,
+            sounding_domain::ids::FeedbackId,
+        ),
+        reads: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl<'a> CountedRead<'a> {
+        fn of(store: &'a DieselStore) -> Self {
+            use sounding_domain::ids::{FeedbackId, TeamId};
+            CountedRead {
+                store,
+                key: (TeamId::new(), FeedbackId::new()),
+                reads: Arc::default(),
+            }
+        }
+
+        /// The read, through the cache when `cached`, else as an answer that moves with the
+        /// clock (never remembered).
+        async fn read_as(&self, cached: bool) {
+            let reads = self.reads.clone();
+            self.store
+                .run_read_cached(
+                    |cache| &cache.items,
+                    cached.then_some(self.key),
+                    move |_| {
+                        reads.fetch_add(1, Ordering::SeqCst);
+                        Ok(None)
+                    },
+                )
+                .await
+                .unwrap();
+        }
+
+        async fn read(&self) {
+            self.read_as(true).await;
+        }
+
+        fn so_far(&self) -> usize {
+            self.reads.load(Ordering::SeqCst)
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_remembered_read_is_answered_until_any_connection_commits() {
+        use diesel::connection::SimpleConnection;
+
+        let dir = tempfile::tempdir().unwrap();
+        let (store, mut other) = store_and_stranger(&dir).await;
+        let item = CountedRead::of(&store);
+
+        // The first ask has nothing to compare with, so its answer is not kept; the second
+        // finds the database quiet and keeps its answer; the third is answered from memory.
+        item.read().await;
+        item.read().await;
+        item.read().await;
+        assert_eq!(item.so_far(), 2, "the third read was answered from memory");
+
+        // A commit through the store itself: the next read asks the database, and so does
+        // the one after (the first found the database just changed, so kept nothing).
+        write_through(&store).await;
+        item.read().await;
+        item.read().await;
+        item.read().await;
+        assert_eq!(
+            item.so_far(),
+            4,
+            "read twice after the commit, then remembered"
+        );
+
+        // A commit by a connection the store knows nothing of (another process, to SQLite).
+        other
+            .batch_execute("INSERT INTO one (a) VALUES (1)")
+            .unwrap();
+        item.read().await;
+        assert_eq!(
+            item.so_far(),
+            5,
+            "read again after another connection's commit"
+        );
+
+        // A key that moves with the clock is never remembered.
+        item.read_as(false).await;
+        item.read_as(false).await;
+        assert_eq!(item.so_far(), 7);
+    }
+
+    /// In `one_request`, the cached reads of a request ask once whether the database
+    /// changed: a commit by someone else after that ask is not looked for again within the
+    /// request (it finished after the request arrived), but the request's own write is.
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_reads_of_one_request_ask_once_until_it_writes() {
+        use diesel::connection::SimpleConnection;
+
+        let dir = tempfile::tempdir().unwrap();
+        let (store, mut other) = store_and_stranger(&dir).await;
+        let item = CountedRead::of(&store);
+        write_through(&store).await;
         // Remembered: the second read found the database quiet.
-        read().await.unwrap();
-        read().await.unwrap();
-        assert_eq!(reads_so_far(), 2);
+        item.read().await;
+        item.read().await;
+        assert_eq!(item.so_far(), 2);
 
         one_request(async {
-            read().await.unwrap();
-            assert_eq!(reads_so_far(), 2, "answered from memory");
+            item.read().await;
+            assert_eq!(item.so_far(), 2, "answered from memory");
             other
                 .batch_execute("INSERT INTO one (a) VALUES (1)")
                 .unwrap();
-            read().await.unwrap();
+            item.read().await;
             assert_eq!(
-                reads_so_far(),
+                item.so_far(),
                 2,
                 "the request asked once, before that commit"
             );
-            write().await.unwrap();
-            read().await.unwrap();
-            assert_eq!(reads_so_far(), 3, "its own write made it ask again");
+            write_through(&store).await;
+            item.read().await;
+            assert_eq!(item.so_far(), 3, "its own write made it ask again");
         })
         .await;
 
@@ -597,14 +605,14 @@ mod tests {
             other
                 .batch_execute("INSERT INTO one (a) VALUES (2)")
                 .unwrap();
-            read().await.unwrap();
-            read().await.unwrap();
-            assert_eq!(reads_so_far(), 5, "not quiet: read, and not remembered");
+            item.read().await;
+            item.read().await;
+            assert_eq!(item.so_far(), 5, "not quiet: read, and not remembered");
         })
         .await;
-        one_request(read()).await.unwrap();
-        one_request(read()).await.unwrap();
-        assert_eq!(reads_so_far(), 6, "quiet again: remembered at the first");
+        one_request(item.read()).await;
+        one_request(item.read()).await;
+        assert_eq!(item.so_far(), 6, "quiet again: remembered at the first");
     }
 
     #[tokio::test(flavor = "current_thread")]
