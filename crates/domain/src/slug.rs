@@ -74,10 +74,17 @@ fn push_slug(raw: &str, max: usize, out: &mut String) -> bool {
 
 /// The slug used in a feedback or topic url: `untitled` when the title has no letters or digits.
 pub fn title_slug(title: &str) -> String {
-    slugify(title, TITLE_SLUG_MAX).unwrap_or_else(|| UNTITLED.to_owned())
+    let mut slug = String::new();
+    push_title_slug(title, &mut slug);
+    slug
 }
 
-const UNTITLED: &str = "untitled";
+/// Appends `title_slug(title)` to `out`.
+fn push_title_slug(title: &str, out: &mut String) {
+    if !push_slug(title, TITLE_SLUG_MAX, out) {
+        out.push_str("untitled");
+    }
+}
 
 /// Ten random characters of `[a-z0-9]`.
 pub fn new_url_id(rng: &mut impl Rng) -> String {
@@ -100,9 +107,7 @@ pub fn new_url_id(rng: &mut impl Rng) -> String {
 pub fn url_path(title: &str, url_id: &str) -> String {
     let mut url = String::with_capacity(TITLE_SLUG_MAX + url_id.len() + 2);
     url.push('/');
-    if !push_slug(title, TITLE_SLUG_MAX, &mut url) {
-        url.push_str(UNTITLED);
-    }
+    push_title_slug(title, &mut url);
     url.push('-');
     url.push_str(url_id);
     url
