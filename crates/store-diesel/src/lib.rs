@@ -460,6 +460,14 @@ mod tests {
         (store, diesel::SqliteConnection::establish(&path).unwrap())
     }
 
+    /// A commit by `store_and_stranger`'s stranger (after `write_through` made the table).
+    fn commit_as_stranger(stranger: &mut diesel::SqliteConnection) {
+        use diesel::connection::SimpleConnection;
+        stranger
+            .batch_execute("INSERT INTO one (a) VALUES (1)")
+            .unwrap();
+    }
+
     /// A commit through the store (it makes the table `one`, the first time).
     async fn write_through(store: &DieselStore) {
         use diesel::RunQueryDsl;
@@ -524,8 +532,6 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn a_remembered_read_is_answered_until_any_connection_commits() {
-        use diesel::connection::SimpleConnection;
-
         let dir = tempfile::tempdir().unwrap();
         let (store, mut other) = store_and_stranger(&dir).await;
         let item = CountedRead::of(&store);
@@ -550,9 +556,7 @@ mod tests {
         );
 
         // A commit by a connection the store knows nothing of (another process, to SQLite).
-        other
-            .batch_execute("INSERT INTO one (a) VALUES (1)")
-            .unwrap();
+        commit_as_stranger(&mut other);
         item.read().await;
         assert_eq!(
             item.so_far(),
@@ -571,8 +575,6 @@ mod tests {
     /// request (it finished after the request arrived), but the request's own write is.
     #[tokio::test(flavor = "current_thread")]
     async fn the_reads_of_one_request_ask_once_until_it_writes() {
-        use diesel::connection::SimpleConnection;
-
         let dir = tempfile::tempdir().unwrap();
         let (store, mut other) = store_and_stranger(&dir).await;
         let item = CountedRead::of(&store);
@@ -585,9 +587,7 @@ mod tests {
         one_request(async {
             item.read().await;
             assert_eq!(item.so_far(), 2, "answered from memory");
-            other
-                .batch_execute("INSERT INTO one (a) VALUES (1)")
-                .unwrap();
+            commit_as_stranger(&mut other);
             item.read().await;
             assert_eq!(
                 item.so_far(),
@@ -602,9 +602,7 @@ mod tests {
 
         // The next request asks afresh: the database changed since the last ask.
         one_request(async {
-            other
-                .batch_execute("INSERT INTO one (a) VALUES (2)")
-                .unwrap();
+            commit_as_stranger(&mut other);
             item.read().await;
             item.read().await;
             assert_eq!(item.so_far(), 5, "not quiet: read, and not remembered");

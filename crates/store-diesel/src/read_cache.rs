@@ -201,7 +201,8 @@ impl RequestReads {
         Some(asked)
     }
 
-    /// Called before every write: the next read of this request asks again.
+    /// Called after every write, whether it succeeded or not: the next read of this request
+    /// asks again.
     pub(crate) fn forget() {
         let _outside_a_request = REQUEST_READS.try_with(|reads| reads.set(None));
     }
