@@ -27,6 +27,7 @@ engine_tests!(
     on_behalf_votes_check_their_input_and_change_nothing,
     concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote,
     the_public_list_marks_the_subscribers_own_votes,
+    a_remembered_public_list_is_each_callers_own_and_follows_every_write,
 );
 
 /// The widget shows which items its user voted on from the list alone (issue 22).
@@ -889,4 +890,38 @@ async fn concurrent_votes_for_one_new_email_make_one_subscriber_and_one_vote(app
     assert_eq!(subscriber_total(&app).await, subscribers + 1);
     assert_eq!(votes_count(&app, &f).await, 1);
     assert_eq!(app.events_of("new_feedback_vote").await.len(), 1);
+}
+
+/// Public lists are remembered whole between commits (docs/storage.md, "Remembered
+/// answers"): asked alike in turn, each subscriber still gets their own marks and the team
+/// none, and a vote shows in the next answer of every caller.
+async fn a_remembered_public_list_is_each_callers_own_and_follows_every_write(app: TestApp) {
+    let a = app.feedback(json!({"title": "A"})).await;
+    let (_, ann) = app.identify("ann@example.com").await;
+    let (_, ben) = app.identify("ben@example.com").await;
+    vote(&app, &ann, &a).await.ok();
+    let asked = json!({"sortBy": "top"});
+    let seen = |token: String| {
+        let (app, asked) = (&app, asked.clone());
+        async move {
+            let reply = app.call("public/feedbacks.list", Some(&token), asked).await;
+            let item = reply.ok()[0].clone();
+            (
+                item["feedbackVotesCount"].clone(),
+                item.get("hasVoted").cloned(),
+            )
+        }
+    };
+    // In turn, more often than it takes to remember each answer.
+    for _ in 0..3 {
+        assert_eq!(seen(ann.clone()).await, (json!(1), Some(json!(true))));
+        assert_eq!(seen(ben.clone()).await, (json!(1), Some(json!(false))));
+        assert_eq!(seen(app.key.clone()).await, (json!(1), None));
+    }
+    vote(&app, &ben, &a).await.ok();
+    for _ in 0..3 {
+        assert_eq!(seen(app.key.clone()).await, (json!(2), None));
+        assert_eq!(seen(ben.clone()).await, (json!(2), Some(json!(true))));
+        assert_eq!(seen(ann.clone()).await, (json!(2), Some(json!(true))));
+    }
 }

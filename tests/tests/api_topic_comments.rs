@@ -30,6 +30,7 @@ engine_tests!(
     deleting_a_comment_with_replies_leaves_a_tombstone_until_they_go,
     the_team_votes_on_topics_for_its_subscribers,
     topic_votes_on_behalf_reach_every_topic_of_the_team_and_check_their_input,
+    a_remembered_thread_page_is_for_its_own_audience_and_follows_every_write,
 );
 
 fn names(list: &str) -> BTreeSet<&str> {
@@ -921,4 +922,44 @@ async fn topic_votes_on_behalf_reach_every_topic_of_the_team_and_check_their_inp
     );
     assert_eq!(app.events().await.len(), events);
     assert_eq!(topic_info(&app, &topic).await["voteCount"], 0);
+}
+
+/// Thread pages are remembered whole between commits (docs/storage.md, "Remembered
+/// answers"): asked alike, a team member and a subscriber who is not get their own pages,
+/// however often they ask in turn, and a new comment shows at the next ask.
+async fn a_remembered_thread_page_is_for_its_own_audience_and_follows_every_write(app: TestApp) {
+    let (stage, topic, author) = setup(&app).await;
+    let secret = json!({"name": "Secret", "meta": {"isPrivate": true}});
+    let secret = app.stage(&json!({"id": stage["roadmapId"]}), secret).await;
+    let body = json!({"id": topic["id"], "stageId": secret["id"]});
+    app.team("topics.update", body).await.ok();
+    let (_, owner) = app.identify(OWNER_EMAIL).await;
+    say(&app, &owner, &topic, &Value::Null, "first").await;
+    let texts = |reply: Reply| -> Vec<String> {
+        reply
+            .ok()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|thread| thread["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let asked = json!({"id": topic["id"]});
+    // In turn, more often than it takes to remember each answer.
+    for _ in 0..3 {
+        let member = texts(list(&app, &owner, asked.clone()).await);
+        assert_eq!(member, ["first"], "the team member sees the private topic");
+        let outsider = texts(list(&app, &author, asked.clone()).await);
+        assert!(
+            outsider.is_empty(),
+            "anyone else sees nothing: {outsider:?}"
+        );
+    }
+    say(&app, &owner, &topic, &Value::Null, "second").await;
+    for _ in 0..3 {
+        let mut member = texts(list(&app, &owner, asked.clone()).await);
+        member.sort();
+        assert_eq!(member, ["first", "second"], "the new comment shows at once");
+        assert!(texts(list(&app, &author, asked.clone()).await).is_empty());
+    }
 }

@@ -256,6 +256,43 @@ impl Caller {
             Caller::Visitor(_) => false,
         }
     }
+
+    /// What of the caller the public reads go by (`Audience`).
+    pub fn audience(&self) -> Audience {
+        Audience {
+            team_id: self.team_id(),
+            team_member: self.is_team_member(),
+            subscriber_id: self.subscriber_id(),
+        }
+    }
+}
+
+/// What of a caller the public reads (`public/*.list`, `public/*.info`) go by: the team,
+/// whether the caller counts as a team member (members see more of a roadmap), and the subscriber (whose own votes are marked). Two callers of one
+/// audience get the same answer to the same public read of the same data, which is what
+/// lets an adapter keep one answer for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Audience {
+    /// The caller's team.
+    pub team_id: TeamId,
+    /// `Caller::is_team_member`.
+    pub team_member: bool,
+    /// `Caller::subscriber_id`.
+    pub subscriber_id: Option<SubscriberId>,
+}
+
+impl Audience {
+    /// The audience in bytes, all of the same length, for keys made of several parts.
+    pub fn to_bytes(&self) -> [u8; 34] {
+        let mut bytes = [0; 34];
+        bytes[..16].copy_from_slice(self.team_id.0.as_bytes());
+        bytes[16] = u8::from(self.team_member);
+        if let Some(subscriber) = self.subscriber_id {
+            bytes[17] = 1;
+            bytes[18..].copy_from_slice(subscriber.0.as_bytes());
+        }
+        bytes
+    }
 }
 
 #[cfg(test)]

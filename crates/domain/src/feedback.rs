@@ -389,6 +389,13 @@ impl FeedbackSort {
             )),
         }
     }
+
+    /// Whether a list in this order changes with the clock as well as with the data:
+    /// `trending` counts only the last `TRENDING_WINDOW_SECONDS`, so its answer moves while
+    /// nothing is written, and no answer of it may be remembered.
+    pub fn moves_with_clock(self) -> bool {
+        self == Self::Trending
+    }
 }
 
 /// How far back `trending` counts votes and comments.

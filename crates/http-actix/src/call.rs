@@ -5,7 +5,10 @@ use actix_web::{dev::Payload, web, FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 
-use crate::{params::Params, state::ApiState};
+use crate::{
+    params::{Params, Sent, SentParams},
+    state::ApiState,
+};
 
 /// One call of an operation, `Call(state, caller, params)`: the application state, the caller
 /// (`C` is the kind of caller the operation admits: [`crate::auth::TeamCaller`] and the like)
@@ -33,6 +36,32 @@ where
             let caller = caller.await.map_err(Into::<actix_web::Error>::into)?;
             let Params(params) = params.await?;
             Ok(Self(state, caller, params))
+        })
+    }
+}
+
+/// A call of a read whose answer may be remembered (`crate::remembered`):
+/// `ReadCall(state, caller, params, sent)`, as [`Call`] with the parameters as sent besides.
+pub struct ReadCall<C, P>(pub web::Data<ApiState>, pub C, pub P, pub Sent);
+
+impl<C, P> FromRequest for ReadCall<C, P>
+where
+    C: FromRequest + 'static,
+    C::Error: Into<actix_web::Error>,
+    P: DeserializeOwned + 'static,
+{
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let state = web::Data::<ApiState>::from_request(req, payload);
+        let caller = C::from_request(req, payload);
+        let params = SentParams::<P>::from_request(req, payload);
+        Box::pin(async move {
+            let state = state.await?;
+            let caller = caller.await.map_err(Into::<actix_web::Error>::into)?;
+            let SentParams(params, sent) = params.await?;
+            Ok(Self(state, caller, params, sent))
         })
     }
 }

@@ -21,6 +21,7 @@ mod openapi_webhooks;
 mod params;
 mod portal;
 mod rate_limit;
+mod remembered;
 mod request_metrics;
 mod routes;
 mod server;

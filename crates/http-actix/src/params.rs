@@ -51,6 +51,49 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     }
 }
 
+/// `Params`, and the parameters exactly as the client sent them (`Sent`): what identifies
+/// them when an answer is remembered (`crate::remembered`).
+#[derive(Debug, Clone)]
+pub struct SentParams<T>(pub T, pub Sent);
+
+/// A request's query string and body, as sent, in one run of bytes: the query's length (four
+/// bytes), the query, the body. Two requests sent alike have the same parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent(Vec<u8>);
+
+impl Sent {
+    fn of(req: &HttpRequest, body: &[u8]) -> Self {
+        let query = req.query_string().as_bytes();
+        // The body is at most 1 MiB and a request line far less, so the length fits.
+        let query_len = u32::try_from(query.len()).unwrap_or(u32::MAX);
+        let mut sent = Vec::with_capacity(4 + query.len() + body.len());
+        sent.extend_from_slice(&query_len.to_le_bytes());
+        sent.extend_from_slice(query);
+        sent.extend_from_slice(body);
+        Sent(sent)
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for SentParams<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let payload = payload.take();
+        Box::pin(async move {
+            let body = read_body(&req, payload).await?;
+            let params = decode(merged_object(&req, &body)?)?;
+            Ok(SentParams(params, Sent::of(&req, &body)))
+        })
+    }
+}
+
 /// How an extractor makes the parameter object of the request and its whole body.
 pub(crate) type ToObject = fn(&HttpRequest, BytesMut) -> Result<Map<String, Value>, ApiError>;
 

@@ -26,6 +26,7 @@
 //! # });
 //! ```
 
+mod answers;
 pub mod backup;
 mod checkpoint;
 mod coherence;
@@ -468,16 +469,15 @@ mod tests {
             .unwrap();
     }
 
-    /// A commit through the store (it makes the table `one`, the first time).
+    /// A commit through the store: a row into the table `one`, made the first time.
     async fn write_through(store: &DieselStore) {
         use diesel::RunQueryDsl;
         store
             .run(|conn| {
                 tx::write_tx(conn, |conn| {
-                    Ok(
-                        diesel::sql_query("CREATE TABLE IF NOT EXISTS one (a INTEGER)")
-                            .execute(conn)?,
-                    )
+                    diesel::sql_query("CREATE TABLE IF NOT EXISTS one (a INTEGER)")
+                        .execute(conn)?;
+                    Ok(diesel::sql_query("INSERT INTO one (a) VALUES (2)").execute(conn)?)
                 })
             })
             .await
@@ -611,6 +611,52 @@ mod tests {
         one_request(item.read()).await;
         one_request(item.read()).await;
         assert_eq!(item.so_far(), 6, "quiet again: remembered at the first");
+    }
+
+    /// `AnswerStore`: an adapter's answer is given back until anyone commits, under its
+    /// own key only, and kept only while the database is quiet.
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_answer_is_given_back_until_any_connection_commits() {
+        use sounding_domain::ports::{AnswerStore, Remembered};
+        let dir = tempfile::tempdir().unwrap();
+        let (store, mut other) = store_and_stranger(&dir).await;
+        write_through(&store).await;
+        let answer: Arc<[u8]> = Arc::from(&b"{\"data\":[]}"[..]);
+        // Remembers it when offered a place, and says whether it was remembered before.
+        let ask = |key: &'static [u8]| {
+            let (store, answer) = (&store, answer.clone());
+            async move {
+                match store.remembered_answer(key).await {
+                    Remembered::Answer(kept) => {
+                        assert_eq!(kept, answer);
+                        true
+                    }
+                    Remembered::Missing(place) => {
+                        if let Some(place) = place {
+                            assert_eq!(&*place.key, key);
+                            store.remember_answer(place, answer);
+                        }
+                        false
+                    }
+                }
+            }
+        };
+        assert!(!ask(b"list").await, "the first ask finds no quiet database");
+        assert!(!ask(b"list").await, "quiet now: made, and remembered");
+        assert!(ask(b"list").await, "given back");
+        assert!(!ask(b"lis").await, "another key has none");
+
+        commit_as_stranger(&mut other);
+        assert!(!ask(b"list").await, "another connection committed");
+        assert!(!ask(b"list").await);
+        assert!(ask(b"list").await, "remembered again once quiet");
+        write_through(&store).await;
+        assert!(!ask(b"list").await, "the store's own commit");
+        let busy = matches!(
+            store.remembered_answer(b"list").await,
+            Remembered::Missing(None)
+        );
+        assert!(!busy, "quiet again: a place is offered");
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -22,6 +22,7 @@
 
 use std::{
     any::Any,
+    borrow::Borrow,
     hash::{BuildHasher, Hash, RandomState},
     sync::{
         atomic::{AtomicI64, Ordering},
@@ -39,7 +40,7 @@ use diesel::{
 use quick_cache::{sync::Cache, Weighter};
 use sounding_domain::{
     api_key::ApiKeyGrant,
-    feedback::{FeedbackQuery, FeedbackSort, FeedbackView},
+    feedback::{FeedbackQuery, FeedbackView},
     ids::{FeedbackId, TeamId, TopicId},
     page::Paged,
     subscriber::SubscriberRef,
@@ -73,6 +74,8 @@ pub(crate) struct ReadCache {
     pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
     pub(crate) topics: Memo<(TeamId, TopicId), Option<TopicView>>,
     pub(crate) threads: Memo<(TeamId, ThreadQuery), Paged<CommentThread>>,
+    /// Whole answers of an adapter (`AnswerStore`), under its keys.
+    pub(crate) answers: Memo<Box<[u8]>, KeptAnswer>,
 }
 
 /// Where the commit count comes from.
@@ -134,6 +137,7 @@ impl ReadCache {
             lists: Memo::of(&answers, Kind::List),
             topics: Memo::of(&answers, Kind::Topic),
             threads: Memo::of(&answers, Kind::Thread),
+            answers: Memo::of(&answers, Kind::Answer),
         }
     }
 
@@ -246,6 +250,7 @@ enum Kind {
     List,
     Topic,
     Thread,
+    Answer,
 }
 
 /// The remembered answers of one read, a typed view of the shared `Answers`.
@@ -283,18 +288,24 @@ where
         Self::of(&Answers::new(budget_bytes), Kind::Item)
     }
 
-    fn slot(&self, key: &K) -> u64 {
+    /// Where `key` is filed. A key and what it borrows as hash alike (`Borrow`'s contract), so
+    /// a lookup needs no key of its own (`get`).
+    fn slot<Q: Hash + ?Sized>(&self, key: &Q) -> u64 {
         self.answers.hasher.hash_one((self.kind, key))
     }
 
     /// The answer to `key` read at `version`, if there is one.
-    pub(crate) fn get(&self, key: &K, version: Version) -> Option<V> {
+    pub(crate) fn get<Q>(&self, key: &Q, version: Version) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let kept = self.answers.cache.get(&self.slot(key))?;
         if kept.version != version {
             return None;
         }
         match kept.answer.downcast_ref::<(K, V::Kept)>() {
-            Some((kept_key, answer)) if kept_key == key => V::give(answer),
+            Some((kept_key, answer)) if kept_key.borrow() == key => V::give(answer),
             _ => None,
         }
     }
@@ -304,7 +315,7 @@ where
         let Some(kept) = answer.keep() else {
             return;
         };
-        let slot = self.slot(&key);
+        let slot = self.slot::<K>(&key);
         self.answers.cache.insert(
             slot,
             Stamped {
@@ -370,11 +381,33 @@ impl Keep for Option<FeedbackView> {
     }
 }
 
+/// An adapter's answer as remembered (`AnswerStore`): the bytes, shared with every caller
+/// given them, and how long its key was, for the weight.
+#[derive(Clone)]
+pub(crate) struct KeptAnswer {
+    pub(crate) body: Arc<[u8]>,
+    pub(crate) key_len: usize,
+}
+
+impl Keep for KeptAnswer {
+    type Kept = KeptAnswer;
+    fn keep(&self) -> Option<Self::Kept> {
+        Some(self.clone())
+    }
+    fn give(kept: &Self::Kept) -> Option<Self> {
+        Some(kept.clone())
+    }
+    fn weight(kept: &Self::Kept) -> u64 {
+        // The bytes and the key, and the allocations around them.
+        128 + (kept.body.len() + kept.key_len) as u64
+    }
+}
+
 /// A list query as remembered: `trending_since` is "now" minus a window, different on every
-/// call, and matters only to the trending sort, which is never remembered (its answer moves
-/// with the clock, not only with commits).
+/// call, and matters only to the trending sort, which is never remembered
+/// (`FeedbackSort::moves_with_clock`).
 pub(crate) fn list_key(team: TeamId, query: &FeedbackQuery) -> Option<(TeamId, FeedbackQuery)> {
-    if query.sort == FeedbackSort::Trending {
+    if query.sort.moves_with_clock() {
         return None;
     }
     let mut query = query.clone();
@@ -486,7 +519,10 @@ impl Weight for CommentThread {
 
 #[cfg(test)]
 mod tests {
-    use sounding_domain::{feedback::FeedbackScope, page::PageRequest};
+    use sounding_domain::{
+        feedback::{FeedbackScope, FeedbackSort},
+        page::PageRequest,
+    };
 
     use super::*;
 

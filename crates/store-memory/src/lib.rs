@@ -57,8 +57,8 @@ use sounding_domain::{
     },
     page::Paged,
     ports::{
-        AccessStore, BoardStore, Conflict, OutboxStore, SettingsStore, StoreError, StoreResult,
-        SubscriberStore, TeamStore,
+        AccessStore, AnswerPlace, AnswerStore, BoardStore, Conflict, OutboxStore, Remembered,
+        SettingsStore, StoreError, StoreResult, SubscriberStore, TeamStore,
     },
     roadmap::Roadmap,
     stage::Stage,
@@ -533,4 +533,15 @@ impl SettingsStore for MemoryStore {
     async fn ping(&self) -> StoreResult<()> {
         Ok(())
     }
+}
+
+/// Remembers no answers: every read here is a lookup in memory already, and a suite that
+/// swaps this store in sees every answer made anew.
+#[async_trait]
+impl AnswerStore for MemoryStore {
+    async fn remembered_answer(&self, _key: &[u8]) -> Remembered {
+        Remembered::Missing(None)
+    }
+
+    fn remember_answer(&self, _place: AnswerPlace, _answer: std::sync::Arc<[u8]>) {}
 }

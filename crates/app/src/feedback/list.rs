@@ -125,3 +125,30 @@ pub async fn list_public_feedback(
     };
     Ok(PublicFeedbackPage { items, voted })
 }
+
+/// Whether the answer to `input` changes only with the data, never with the clock, so it may
+/// be remembered until the next commit (`AnswerStore`): every order but one
+/// (`FeedbackSort::moves_with_clock`). An order that does not parse is refused, and a refusal
+/// is not remembered either.
+pub fn answer_lasts(input: &FeedbackListInput) -> bool {
+    parse_given(input.sort_by.as_deref(), FeedbackSort::parse)
+        .is_ok_and(|sort| !sort.unwrap_or_default().moves_with_clock())
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_list_that_moves_with_the_clock_or_is_refused_is_not_lasting() {
+        let sorted = |sort: Option<&str>| FeedbackListInput {
+            sort_by: sort.map(str::to_owned),
+            ..FeedbackListInput::default()
+        };
+        assert!(answer_lasts(&sorted(None)), "newest, by default");
+        assert!(answer_lasts(&sorted(Some("newest"))));
+        assert!(answer_lasts(&sorted(Some("top"))));
+        assert!(!answer_lasts(&sorted(Some("trending"))));
+        assert!(!answer_lasts(&sorted(Some("best"))));
+    }
+}

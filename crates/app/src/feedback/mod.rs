@@ -14,7 +14,9 @@ pub use create::{create_feedback, create_public_feedback, NewFeedbackInput, Publ
 pub use delete::{delete_feedback, delete_public_feedback};
 pub use follow::follow_feedback;
 pub use info::{feedback_info, public_feedback_info, FeedbackLookup};
-pub use list::{list_feedback, list_public_feedback, FeedbackListInput, PublicFeedbackPage};
+pub use list::{
+    answer_lasts, list_feedback, list_public_feedback, FeedbackListInput, PublicFeedbackPage,
+};
 pub use merge::{count_feedback, merge_feedback, MergeInput, Merged};
 pub use moderate::moderate_feedback;
 pub use update::{update_feedback, update_public_feedback, FeedbackChanges};

@@ -11,6 +11,7 @@
 use crate::DomainError;
 
 mod access;
+mod answers;
 mod board;
 mod clock;
 mod document;
@@ -27,6 +28,7 @@ mod topic;
 mod webhook;
 
 pub use access::*;
+pub use answers::*;
 pub use board::*;
 pub use clock::*;
 pub use document::*;
@@ -217,4 +219,5 @@ store_of_ports! {
         + DocumentStore
         + TagStore
         + FeedbackCurationStore
+        + AnswerStore
 }

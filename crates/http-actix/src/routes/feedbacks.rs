@@ -7,7 +7,7 @@ use sounding_domain::feedback::Moderation;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
-    call::Call,
+    call::{Call, ReadCall},
     dto::{
         common::ErrorBody,
         feedback::{
@@ -18,6 +18,7 @@ use crate::{
         },
     },
     error::ApiError,
+    remembered::remembered,
     state::ApiState,
 };
 
@@ -227,12 +228,23 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    Call(state, caller, params): Call<AnyCaller, PublicFeedbackListParams>,
+    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, PublicFeedbackListParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let page =
-        feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, params.into())
-            .await?;
-    Ok(HttpResponse::Ok().json(FeedbackListResponse::from(page)))
+    let input: feedback::FeedbackListInput = params.into();
+    let sent = feedback::answer_lasts(&input).then_some(&sent);
+    remembered(
+        &*state.store,
+        "public/feedbacks.list",
+        caller.0.audience(),
+        sent,
+        || async {
+            let page =
+                feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, input)
+                    .await?;
+            Ok(FeedbackListResponse::from(page))
+        },
+    )
+    .await
 }
 
 /// Posts an item as the calling subscriber: `in_review`, `medium`, followed by its creator;

@@ -6,7 +6,7 @@ use sounding_app::{topics, wire::TopicCommentJson};
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
-    call::Call,
+    call::{Call, ReadCall},
     dto::{
         common::{DeletedResponse, ErrorBody},
         feedback::CommentIdParams,
@@ -16,6 +16,7 @@ use crate::{
         },
     },
     error::ApiError,
+    remembered::remembered,
 };
 
 /// Comments on a topic, or answers a comment of it (`parentId`, any depth). The commenter
@@ -58,11 +59,20 @@ pub async fn create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn list(
-    Call(state, caller, params): Call<AnyCaller, TopicCommentListParams>,
+    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, TopicCommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let (page, with_topic) =
-        topics::list_topic_comments(&*state.store, &caller.0, params.into()).await?;
-    Ok(HttpResponse::Ok().json(TopicCommentListResponse::new(page, with_topic)))
+    remembered(
+        &*state.store,
+        "public/topic-comments.list",
+        caller.0.audience(),
+        Some(&sent),
+        || async {
+            let (page, with_topic) =
+                topics::list_topic_comments(&*state.store, &caller.0, params.into()).await?;
+            Ok(TopicCommentListResponse::new(page, with_topic))
+        },
+    )
+    .await
 }
 
 /// Threads for moderation: like `public/topic-comments.list` for a team member, over every

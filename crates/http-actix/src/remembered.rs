@@ -1,0 +1,77 @@
+//! Answers of public reads remembered whole, as the bytes sent, until the next commit
+//! (`AnswerStore`): a widget's board or thread is read far more often than it changes, and
+//! writing the same JSON again was most of such a read's cost (docs/benchmarks.md).
+
+use std::{future::Future, sync::Arc};
+
+use actix_web::{http::header::ContentType, web::Bytes, HttpResponse};
+use serde::Serialize;
+use sounding_domain::{
+    access::Audience,
+    ports::{AnswerStore, Remembered},
+};
+
+use crate::{error::ApiError, params::Sent};
+
+/// Parameters sent in more bytes than this are answered anew each time: a key holds them
+/// whole, and a hostile client could fill the cache with megabyte keys.
+const MAX_SENT_BYTES: usize = 2048;
+
+/// The answer of `operation` for `audience` to the parameters `sent`: the one remembered, if
+/// nothing was committed since it was made; else made by `make`, sent, and remembered.
+/// `sent` is `None` for an answer that may not be remembered (one that moves with the clock).
+///
+/// Only for reads whose answer depends on nothing but the stored data, the parameters and
+/// the caller's `Audience`; and only a 200 is remembered, never an error.
+pub(crate) async fn remembered<T, F>(
+    store: &dyn AnswerStore,
+    operation: &'static str,
+    audience: Audience,
+    sent: Option<&Sent>,
+    make: impl FnOnce() -> F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize,
+    F: Future<Output = Result<T, ApiError>>,
+{
+    let Some(sent) = sent.filter(|sent| sent.as_bytes().len() <= MAX_SENT_BYTES) else {
+        return Ok(HttpResponse::Ok().json(make().await?));
+    };
+    let key = key(operation, audience, sent);
+    let place = match store.remembered_answer(&key).await {
+        Remembered::Answer(body) => return Ok(json(Bytes::from_owner(body))),
+        Remembered::Missing(place) => place,
+    };
+    let body = serde_json::to_vec(&make().await?).map_err(|error| {
+        tracing::error!(%error, operation, "an answer could not be written as JSON");
+        ApiError::internal()
+    })?;
+    let body = match place {
+        Some(place) => {
+            let body: Arc<[u8]> = body.into();
+            store.remember_answer(place, body.clone());
+            Bytes::from_owner(body)
+        }
+        None => Bytes::from(body),
+    };
+    Ok(json(body))
+}
+
+/// The key of an answer: the operation's name, a zero byte, the audience (always as long),
+/// the parameters as sent. No two different inputs make the same key.
+fn key(operation: &'static str, audience: Audience, sent: &Sent) -> Vec<u8> {
+    let audience = audience.to_bytes();
+    let sent = sent.as_bytes();
+    let mut key = Vec::with_capacity(operation.len() + 1 + audience.len() + sent.len());
+    key.extend_from_slice(operation.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&audience);
+    key.extend_from_slice(sent);
+    key
+}
+
+fn json(body: Bytes) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .body(body)
+}
