@@ -522,6 +522,17 @@ impl FeedbackStore for MemoryStore {
             .map(|row| row.follows.by_time())
             .unwrap_or_default())
     }
+
+    async fn is_following(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<bool> {
+        let s = self.state();
+        Ok(s.row(team, feedback)
+            .is_some_and(|row| row.follows.contains(subscriber)))
+    }
 }
 
 impl FeedbackRow {

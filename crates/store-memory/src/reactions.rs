@@ -26,7 +26,7 @@ impl Follows {
 
     /// Starts following (a no-op, keeping the first time, when already following).
     pub(crate) fn follow(&mut self, subscriber: SubscriberId, since: Timestamp) {
-        if !self.0.iter().any(|f| f.subscriber == subscriber) {
+        if !self.contains(subscriber) {
             self.0.push(Follow { subscriber, since });
         }
     }
@@ -45,6 +45,11 @@ impl Follows {
         let mut follows: Vec<&Follow> = self.0.iter().collect();
         follows.sort_by(|a, b| a.since.cmp(&b.since).then(a.subscriber.cmp(&b.subscriber)));
         follows.into_iter().map(|f| f.subscriber).collect()
+    }
+
+    /// Whether the subscriber follows.
+    pub(crate) fn contains(&self, subscriber: SubscriberId) -> bool {
+        self.0.iter().any(|f| f.subscriber == subscriber)
     }
 
     /// The followers in follow order (for notifications).

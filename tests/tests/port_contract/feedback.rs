@@ -489,6 +489,10 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
         empty_page(everything())
     );
     assert_eq!(store.followers(team, item.id).await.unwrap(), vec![]);
+    assert!(!store
+        .is_following(team, item.id, follower.id)
+        .await
+        .unwrap());
     assert_eq!(
         store.retract_vote(team, item.id, voter.id).await.unwrap(),
         None
@@ -536,6 +540,10 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
         store.followers(team, keep.id).await.unwrap(),
         vec![creator.id, commenter.id, follower.id]
     );
+    assert!(store
+        .is_following(team, keep.id, follower.id)
+        .await
+        .unwrap());
 
     // Nothing of the deleted item survived: stored again, it starts empty.
     store.insert_feedback(&item, &[], &[]).await.unwrap();
@@ -558,6 +566,16 @@ pub async fn delete_removes_comments_votes_and_follows(store: Arc<dyn Store>) {
     assert_eq!(
         store.followers(team, item.id).await.unwrap(),
         vec![creator.id]
+    );
+    assert!(store.is_following(team, item.id, creator.id).await.unwrap());
+    assert!(!store.is_following(team, item.id, voter.id).await.unwrap());
+    let other_team = sounding_domain::ids::TeamId::new();
+    assert!(
+        !store
+            .is_following(other_team, item.id, creator.id)
+            .await
+            .unwrap(),
+        "another team's item is not followed"
     );
     let again = vote(&item, voter.id, t0().plus_seconds(120));
     assert_eq!(

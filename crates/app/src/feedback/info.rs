@@ -70,9 +70,12 @@ pub async fn public_feedback_info(
     let following = match caller {
         Caller::Subscriber(session) => Some(
             store
-                .followers(view.feedback.team_id, view.feedback.id)
-                .await?
-                .contains(&session.subscriber.id),
+                .is_following(
+                    view.feedback.team_id,
+                    view.feedback.id,
+                    session.subscriber.id,
+                )
+                .await?,
         ),
         Caller::Team(_) | Caller::Visitor(_) => None,
     };

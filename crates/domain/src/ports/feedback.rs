@@ -148,6 +148,14 @@ pub trait FeedbackStore: Send + Sync {
     /// The item's followers, in the order they started following.
     async fn followers(&self, team: TeamId, feedback: FeedbackId)
         -> StoreResult<Vec<SubscriberId>>;
+    /// Whether the subscriber follows the team's item: one follow looked up, however many
+    /// the item has (`false` for an item that is gone).
+    async fn is_following(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<bool>;
 }
 
 /// Whole-item curation by the team: merging an item into another, counting items per status.

@@ -701,6 +701,28 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), feedback.to_string());
         self.run_read(move |conn| followers(conn, &team, &id)).await
     }
+
+    async fn is_following(
+        &self,
+        team: TeamId,
+        feedback: FeedbackId,
+        subscriber: SubscriberId,
+    ) -> StoreResult<bool> {
+        let (team, id, subscriber) = (
+            team.to_string(),
+            feedback.to_string(),
+            subscriber.to_string(),
+        );
+        self.run_read_one(move |conn| {
+            // By the follows' key (item, subscriber): one index probe.
+            let follow = feedback_follows::table
+                .filter(feedback_follows::feedback_id.eq(id))
+                .filter(feedback_follows::subscriber_id.eq(subscriber))
+                .filter(feedback_follows::team_id.eq(team));
+            Ok(diesel::select(diesel::dsl::exists(follow)).get_result(conn)?)
+        })
+        .await
+    }
 }
 
 #[cfg(test)]
