@@ -443,13 +443,17 @@ async fn the_public_list_shows_published_documents_sorted_and_searched(app: Test
     app.team("documents.publish", json!({"id": third["id"]}))
         .await
         .ok();
-    // Touch the first so it is the most recently updated.
+    // Times are kept to the millisecond: each change below in a millisecond of its own, so
+    // the `updatedAt` order is what the test made, not a tie.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    // Touch the first so it is more recently updated than the third.
     app.team(
         "documents.update",
         json!({"id": first["id"], "text": "Yellow!"}),
     )
     .await
     .ok();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let hidden = app
         .team("documents.unpublish", json!({"id": second["id"]}))
         .await;
