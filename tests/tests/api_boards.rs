@@ -14,6 +14,7 @@ engine_tests!(
     a_member_key_cannot_manage_boards,
     invalid_board_input_is_400_and_creates_nothing,
     list_pagination_is_reported,
+    a_remembered_board_list_is_each_teams_own_and_follows_every_write,
 );
 
 async fn create(app: &TestApp, body: Value) -> Value {
@@ -315,4 +316,33 @@ async fn list_pagination_is_reported(app: TestApp) {
     assert_eq!(clamped.body["pagination"]["limit"], 100);
     let zero = app.team("feedback-boards.list", json!({"limit": 0})).await;
     zero.assert_error(400, "limit must be between 1 and 100");
+}
+
+/// The public board list is remembered whole between commits (docs/storage.md, "Remembered
+/// answers"): two teams asking alike in turn each get their own boards, and a change to a
+/// board shows in the next answer.
+async fn a_remembered_board_list_is_each_teams_own_and_follows_every_write(app: TestApp) {
+    let board = create(&app, json!({"name": "Ideas"})).await;
+    let (_, other_key) = app.other_team("rival").await;
+    let names = |key: String| {
+        let app = &app;
+        async move {
+            let reply = app
+                .call("public/feedback-boards.list", Some(&key), json!({}))
+                .await;
+            let names: Vec<String> = reply.each("name").into_iter().map(str::to_owned).collect();
+            names
+        }
+    };
+    // In turn, more often than it takes to remember each answer.
+    for _ in 0..3 {
+        assert_eq!(names(app.key.clone()).await, ["Ideas"]);
+        assert!(names(other_key.clone()).await.is_empty());
+    }
+    let renamed = json!({"id": board["id"], "name": "Wishes"});
+    app.team("feedback-boards.update", renamed).await.ok();
+    for _ in 0..3 {
+        assert_eq!(names(app.key.clone()).await, ["Wishes"]);
+        assert!(names(other_key.clone()).await.is_empty());
+    }
 }

@@ -22,6 +22,7 @@ engine_tests!(
     the_team_lists_the_comments_of_any_of_its_items,
     the_team_edits_a_comment_and_updated_at_moves_only_on_a_change,
     the_team_deletes_a_comment_and_its_count_follows_silently,
+    a_remembered_comment_page_is_for_its_own_audience_and_follows_every_write,
 );
 
 async fn comment(app: &TestApp, token: &str, body: Value) -> Reply {
@@ -879,4 +880,31 @@ async fn the_team_deletes_a_comment_and_its_count_follows_silently(app: TestApp)
     .assert_error(404, "Comment not found");
     assert_eq!(app.events().await.len(), events + 1);
     assert_eq!(info(&app, &f).await["feedbackCommentsCount"], 1);
+}
+
+/// Comment pages are remembered whole between commits (docs/storage.md, "Remembered
+/// answers"): asked alike in turn, a team member and an outsider each get their own page,
+/// and a new comment shows in the next answer of both.
+async fn a_remembered_comment_page_is_for_its_own_audience_and_follows_every_write(app: TestApp) {
+    let f = app.feedback(json!({"title": "Sensitive"})).await;
+    let (_, outsider) = app.identify("outsider@example.com").await;
+    let (_, insider) = app.identify(OWNER_EMAIL).await;
+    let private = json!({"feedbackId": f["id"], "text": "member note", "isPrivate": true});
+    comment(&app, &insider, private).await.ok();
+    let asked = json!({"feedbackId": f["id"]});
+    // In turn, more often than it takes to remember each answer.
+    for _ in 0..3 {
+        let member = comments(&app, &insider, asked.clone()).await;
+        assert_eq!(member.each("text"), ["member note"]);
+        let outside = comments(&app, &outsider, asked.clone()).await;
+        assert_eq!(outside.total(), 0, "{:?}", outside.body);
+    }
+    let public = json!({"feedbackId": f["id"], "text": "public note"});
+    comment(&app, &outsider, public).await.ok();
+    for _ in 0..3 {
+        let outside = comments(&app, &outsider, asked.clone()).await;
+        assert_eq!(outside.each("text"), ["public note"]);
+        let member = comments(&app, &insider, asked.clone()).await;
+        assert_eq!(member.each("text"), ["member note", "public note"]);
+    }
 }

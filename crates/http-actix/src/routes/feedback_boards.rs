@@ -7,7 +7,7 @@ use sounding_domain::{board::BoardView, page::PageRequest};
 
 use crate::{
     auth::{AnyCaller, TeamCaller},
-    call::Call,
+    call::{Call, ReadCall},
     dto::{
         board::{
             BoardDto, BoardIdParams, BoardListResponse, BoardResponse, CreateBoardParams,
@@ -16,6 +16,7 @@ use crate::{
         common::{paginate, DeletedResponse, ErrorBody},
     },
     error::ApiError,
+    remembered::remembered,
 };
 
 /// Board lists return every board by default.
@@ -29,9 +30,9 @@ fn page(params: &ListParams) -> Result<PageRequest, ApiError> {
     )?)
 }
 
-fn board_list(views: &[BoardView], page: PageRequest) -> HttpResponse {
+fn board_list(views: &[BoardView], page: PageRequest) -> BoardListResponse {
     let (data, pagination) = paginate(views, page, |v| BoardDto::from(v));
-    HttpResponse::Ok().json(BoardListResponse { data, pagination })
+    BoardListResponse { data, pagination }
 }
 
 /// Creates a board (owner or admin key). The slug is derived from the name and made unique
@@ -76,7 +77,7 @@ pub async fn list(
 ) -> Result<HttpResponse, ApiError> {
     let page = page(&params)?;
     let views = boards::list_boards(&*state.store, &caller.0).await?;
-    Ok(board_list(&views, page))
+    Ok(HttpResponse::Ok().json(board_list(&views, page)))
 }
 
 /// One board of the team.
@@ -168,9 +169,18 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    Call(state, caller, params): Call<AnyCaller, ListParams>,
+    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, ListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page(&params)?;
-    let views = boards::list_public_boards(&*state.store, &caller.0).await?;
-    Ok(board_list(&views, page))
+    remembered(
+        &*state.store,
+        "public/feedback-boards.list",
+        caller.0.audience(),
+        Some(&sent),
+        || async {
+            let views = boards::list_public_boards(&*state.store, &caller.0).await?;
+            Ok(board_list(&views, page))
+        },
+    )
+    .await
 }

@@ -8,7 +8,7 @@ use sounding_domain::feedback_comment::CommentView;
 
 use crate::{
     auth::{AnyCaller, SubscriberCaller, TeamCaller},
-    call::Call,
+    call::{Call, ReadCall},
     dto::{
         common::{DeletedResponse, ErrorBody},
         feedback::{
@@ -17,6 +17,7 @@ use crate::{
         },
     },
     error::ApiError,
+    remembered::remembered,
 };
 
 fn one(view: &CommentView) -> HttpResponse {
@@ -97,10 +98,20 @@ pub async fn public_create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    Call(state, caller, params): Call<AnyCaller, CommentListParams>,
+    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, CommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;
-    Ok(HttpResponse::Ok().json(CommentListResponse::from(&page)))
+    remembered(
+        &*state.store,
+        "public/feedback-comments.list",
+        caller.0.audience(),
+        Some(&sent),
+        || async {
+            let page =
+                feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;
+            Ok(CommentListResponse::from(&page))
+        },
+    )
+    .await
 }
 
 /// Any item's comments, for moderation: every item of the team (published or not), private
