@@ -267,10 +267,11 @@ impl Caller {
     }
 }
 
-/// What of a caller the public reads (`public/*.list`, `public/*.info`) go by: the team,
-/// whether the caller counts as a team member (members see more of a roadmap), and the subscriber (whose own votes are marked). Two callers of one
-/// audience get the same answer to the same public read of the same data, which is what
-/// lets an adapter keep one answer for both.
+/// What of a caller a public read may go by: the team, whether the caller counts as a team
+/// member (who also sees private comments, and the topics of private stages), and the
+/// subscriber (whose own votes are marked). A read that goes by nothing else of its caller
+/// gives two callers of one audience the same answer on the same data, which is what lets
+/// an adapter keep one answer for both (the HTTP adapter's remembered lists).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Audience {
     /// The caller's team.
@@ -279,20 +280,6 @@ pub struct Audience {
     pub team_member: bool,
     /// `Caller::subscriber_id`.
     pub subscriber_id: Option<SubscriberId>,
-}
-
-impl Audience {
-    /// The audience in bytes, all of the same length, for keys made of several parts.
-    pub fn to_bytes(&self) -> [u8; 34] {
-        let mut bytes = [0; 34];
-        bytes[..16].copy_from_slice(self.team_id.0.as_bytes());
-        bytes[16] = u8::from(self.team_member);
-        if let Some(subscriber) = self.subscriber_id {
-            bytes[17] = 1;
-            bytes[18..].copy_from_slice(subscriber.0.as_bytes());
-        }
-        bytes
-    }
 }
 
 #[cfg(test)]

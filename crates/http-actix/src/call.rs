@@ -41,8 +41,9 @@ where
 }
 
 /// A call of a read whose answer may be remembered (`crate::remembered`):
-/// `ReadCall(state, caller, params, sent)`, as [`Call`] with the parameters as sent besides.
-pub struct ReadCall<C, P>(pub web::Data<ApiState>, pub C, pub P, pub Sent);
+/// `ReadCall(state, caller, params, sent)`, as [`Call`] with the parameters as sent besides
+/// (`None` when they were too long to keep, `SentParams`).
+pub struct ReadCall<C, P>(pub web::Data<ApiState>, pub C, pub P, pub Option<Sent>);
 
 impl<C, P> FromRequest for ReadCall<C, P>
 where

@@ -51,10 +51,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for Params<T> {
     }
 }
 
-/// `Params`, and the parameters exactly as the client sent them (`Sent`): what identifies
-/// them when an answer is remembered (`crate::remembered`).
+/// `Params`, and the parameters exactly as the client sent them (`Sent`), when they fit in
+/// `MAX_SENT_BYTES`: what identifies them when an answer is remembered (`crate::remembered`).
 #[derive(Debug, Clone)]
-pub struct SentParams<T>(pub T, pub Sent);
+pub struct SentParams<T>(pub T, pub Option<Sent>);
+
+/// Parameters sent in more bytes than this are not kept as `Sent`, so their answers are made
+/// anew each time: a remembered answer's key holds them whole, and a hostile client could
+/// fill the cache with megabyte keys. A widget's list asks in a few dozen bytes.
+pub const MAX_SENT_BYTES: usize = 1024;
 
 /// A request's query string and body, as sent, in one run of bytes: the query's length (four
 /// bytes), the query, the body. Two requests sent alike have the same parameters.
@@ -62,15 +67,20 @@ pub struct SentParams<T>(pub T, pub Sent);
 pub struct Sent(Vec<u8>);
 
 impl Sent {
-    fn of(req: &HttpRequest, body: &[u8]) -> Self {
+    /// The parameters as sent, or `None` when they take more than `MAX_SENT_BYTES`.
+    fn of(req: &HttpRequest, body: &[u8]) -> Option<Self> {
         let query = req.query_string().as_bytes();
-        // The body is at most 1 MiB and a request line far less, so the length fits.
-        let query_len = u32::try_from(query.len()).unwrap_or(u32::MAX);
-        let mut sent = Vec::with_capacity(4 + query.len() + body.len());
+        let len = 4 + query.len() + body.len();
+        if len > MAX_SENT_BYTES {
+            return None;
+        }
+        // Under `MAX_SENT_BYTES`, so the length fits.
+        let query_len = u32::try_from(query.len()).ok()?;
+        let mut sent = Vec::with_capacity(len);
         sent.extend_from_slice(&query_len.to_le_bytes());
         sent.extend_from_slice(query);
         sent.extend_from_slice(body);
-        Sent(sent)
+        Some(Sent(sent))
     }
 
     /// The bytes.
@@ -285,6 +295,27 @@ mod tests {
     use super::*;
     use actix_web::{http::StatusCode, test::TestRequest, ResponseError};
     use serde::Deserialize;
+
+    /// The parameters as sent: the query's length first, so a query and a body never run
+    /// into each other; and nothing kept past `MAX_SENT_BYTES`.
+    #[test]
+    fn sent_parameters_are_told_apart_and_kept_only_when_short() {
+        let sent = |uri: &str, body: &[u8]| {
+            Sent::of(&TestRequest::post().uri(uri).to_http_request(), body)
+        };
+        let moved = [sent("/x?ab", b"c"), sent("/x?a", b"bc"), sent("/x", b"abc")];
+        for (i, one) in moved.iter().enumerate() {
+            assert!(one.is_some());
+            for other in &moved[i + 1..] {
+                assert_ne!(one, other, "the same bytes split otherwise");
+            }
+        }
+        assert_eq!(sent("/x?a=1", b"{}"), sent("/x?a=1", b"{}"));
+        let fits = vec![b' '; MAX_SENT_BYTES - 4];
+        assert!(sent("/x", &fits).is_some());
+        let over = vec![b' '; MAX_SENT_BYTES - 3];
+        assert_eq!(sent("/x", &over), None, "one byte over");
+    }
 
     #[derive(Debug, Deserialize, PartialEq)]
     #[serde(rename_all = "camelCase")]

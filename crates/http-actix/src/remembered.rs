@@ -13,13 +13,10 @@ use sounding_domain::{
 
 use crate::{error::ApiError, params::Sent};
 
-/// Parameters sent in more bytes than this are answered anew each time: a key holds them
-/// whole, and a hostile client could fill the cache with megabyte keys.
-const MAX_SENT_BYTES: usize = 2048;
-
 /// The answer of `operation` for `audience` to the parameters `sent`: the one remembered, if
 /// nothing was committed since it was made; else made by `make`, sent, and remembered.
-/// `sent` is `None` for an answer that may not be remembered (one that moves with the clock).
+/// `sent` is `None` for an answer that may not be remembered (one that moves with the clock,
+/// or parameters too long to keep, `params::MAX_SENT_BYTES`).
 ///
 /// Only for reads whose answer depends on nothing but the stored data, the parameters and
 /// the caller's `Audience`; and only a 200 is remembered, never an error.
@@ -34,7 +31,7 @@ where
     T: Serialize,
     F: Future<Output = Result<T, ApiError>>,
 {
-    let Some(sent) = sent.filter(|sent| sent.as_bytes().len() <= MAX_SENT_BYTES) else {
+    let Some(sent) = sent else {
         return Ok(HttpResponse::Ok().json(make().await?));
     };
     let key = key(operation, audience, sent);
@@ -60,7 +57,7 @@ where
 /// The key of an answer: the operation's name, a zero byte, the audience (always as long),
 /// the parameters as sent. No two different inputs make the same key.
 fn key(operation: &'static str, audience: Audience, sent: &Sent) -> Vec<u8> {
-    let audience = audience.to_bytes();
+    let audience = audience_bytes(audience);
     let sent = sent.as_bytes();
     let mut key = Vec::with_capacity(operation.len() + 1 + audience.len() + sent.len());
     key.extend_from_slice(operation.as_bytes());
@@ -68,6 +65,19 @@ fn key(operation: &'static str, audience: Audience, sent: &Sent) -> Vec<u8> {
     key.extend_from_slice(&audience);
     key.extend_from_slice(sent);
     key
+}
+
+/// The audience in bytes, always 34 of them: the team, the member flag, whether there is a
+/// subscriber, and the subscriber (zeros when none).
+fn audience_bytes(audience: Audience) -> [u8; 34] {
+    let mut bytes = [0; 34];
+    bytes[..16].copy_from_slice(audience.team_id.0.as_bytes());
+    bytes[16] = u8::from(audience.team_member);
+    if let Some(subscriber) = audience.subscriber_id {
+        bytes[17] = 1;
+        bytes[18..].copy_from_slice(subscriber.0.as_bytes());
+    }
+    bytes
 }
 
 fn json(body: Bytes) -> HttpResponse {

@@ -181,8 +181,8 @@ tokio::task_local! {
 /// database's commit count once, at the first of them, instead of once each: on SQLite each
 /// ask is a read transaction, two `fcntl` calls, about 2 µs — a seventh of a cached
 /// `feedbacks.info`, which made two (docs/benchmarks.md). The answers are as fresh as the
-/// promise of `read_cache` needs: the count is asked after the request arrived, so no commit
-/// that finished before it was sent is missed; and a write of the request forgets the count,
+/// promise of `read_cache` needs: the count is asked after the request's head arrived, so no
+/// commit that finished before the client began sending it is missed; and a write of the request forgets the count,
 /// so its later reads see what it wrote. Outside such a scope (the webhook worker, tests),
 /// every cached read asks.
 pub async fn one_request<F: std::future::Future>(request: F) -> F::Output {
@@ -242,8 +242,9 @@ impl Answers {
     }
 }
 
-/// What a remembered answer answers (part of its hash, so equal keys of two kinds differ).
-#[derive(Debug, Clone, Copy, Hash)]
+/// What a remembered answer answers: part of its hash, and kept with it, so equal keys of two
+/// kinds never answer for each other even when their hashes meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Kind {
     Key,
     Item,
@@ -260,11 +261,12 @@ pub(crate) struct Memo<K, V> {
     read: std::marker::PhantomData<fn(K) -> V>,
 }
 
-/// A remembered answer (a `(K, V::Kept)`, the key with its answer as kept), with the commit
-/// count it was read at and its weight, reckoned once when it is kept: quick_cache asks for the
+/// A remembered answer (a `(K, V::Kept)`, the key with its answer as kept), with its kind, the
+/// commit count it was read at and its weight, reckoned once when it is kept: quick_cache asks for the
 /// weight again while evicting, and a page of threads is a walk over every comment.
 #[derive(Clone)]
 struct Stamped {
+    kind: Kind,
     version: Version,
     weight: u64,
     answer: Arc<dyn Any + Send + Sync>,
@@ -301,7 +303,7 @@ where
         Q: Hash + Eq + ?Sized,
     {
         let kept = self.answers.cache.get(&self.slot(key))?;
-        if kept.version != version {
+        if kept.kind != self.kind || kept.version != version {
             return None;
         }
         match kept.answer.downcast_ref::<(K, V::Kept)>() {
@@ -319,6 +321,7 @@ where
         self.answers.cache.insert(
             slot,
             Stamped {
+                kind: self.kind,
                 version,
                 // Never zero: zero-weight entries are never evicted.
                 weight: V::weight(&kept).max(1),

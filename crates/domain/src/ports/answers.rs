@@ -31,7 +31,7 @@ pub enum Remembered {
 }
 
 /// Where an answer about to be made will be kept: its key, and the store's mark of the data
-/// it will have been made from.
+/// it will have been made from. Made by the store; the adapter hands it back untouched.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerPlace {
     /// The key it was asked for under.

@@ -1,4 +1,5 @@
-//! The ports: what the use cases need from the outside world. Storage adapters
+//! The ports: what the use cases need from the outside world (and `AnswerStore`, the answers
+//! the HTTP adapter asks the store to remember). Storage adapters
 //! (`sounding-store-memory`, `sounding-store-diesel`) implement the storage traits; the HTTP
 //! adapter implements the token codec; the server supplies the clock.
 //!

@@ -176,7 +176,7 @@ pub async fn public_list(
         &*state.store,
         "public/feedback-boards.list",
         caller.0.audience(),
-        Some(&sent),
+        sent.as_ref(),
         || async {
             let views = boards::list_public_boards(&*state.store, &caller.0).await?;
             Ok(board_list(&views, page))

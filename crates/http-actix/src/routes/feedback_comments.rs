@@ -104,7 +104,7 @@ pub async fn public_list(
         &*state.store,
         "public/feedback-comments.list",
         caller.0.audience(),
-        Some(&sent),
+        sent.as_ref(),
         || async {
             let page =
                 feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;

@@ -231,7 +231,7 @@ pub async fn public_list(
     ReadCall(state, caller, params, sent): ReadCall<AnyCaller, PublicFeedbackListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let input: feedback::FeedbackListInput = params.into();
-    let sent = feedback::answer_lasts(&input).then_some(&sent);
+    let sent = sent.as_ref().filter(|_| feedback::answer_lasts(&input));
     remembered(
         &*state.store,
         "public/feedbacks.list",

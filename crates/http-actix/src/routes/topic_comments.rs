@@ -65,7 +65,7 @@ pub async fn list(
         &*state.store,
         "public/topic-comments.list",
         caller.0.audience(),
-        Some(&sent),
+        sent.as_ref(),
         || async {
             let (page, with_topic) =
                 topics::list_topic_comments(&*state.store, &caller.0, params.into()).await?;
