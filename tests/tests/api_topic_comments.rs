@@ -317,13 +317,20 @@ async fn comment_lists_sort_and_page(app: TestApp) {
     reply.assert_error(400, "id must be a UUID");
 }
 
-async fn a_private_stages_topic_is_for_team_members_only(app: TestApp) {
-    let (stage, topic, author) = setup(&app).await;
+/// `setup`'s topic moved to a private stage: `(topic, its author's token, a team member's
+/// token)`; the author is no team member.
+async fn private_setup(app: &TestApp) -> (Value, String, String) {
+    let (stage, topic, author) = setup(app).await;
     let secret = json!({"name": "Secret", "meta": {"isPrivate": true}});
     let secret = app.stage(&json!({"id": stage["roadmapId"]}), secret).await;
     let body = json!({"id": topic["id"], "stageId": secret["id"]});
     app.team("topics.update", body).await.ok();
     let (_, owner) = app.identify(OWNER_EMAIL).await;
+    (topic, author, owner)
+}
+
+async fn a_private_stages_topic_is_for_team_members_only(app: TestApp) {
+    let (topic, author, owner) = private_setup(&app).await;
     let before = app.events().await.len();
     // Its own creator is no team member: it is not found for them.
     for op in ["comments.create", "votes.create", "votes.info"] {
@@ -928,12 +935,7 @@ async fn topic_votes_on_behalf_reach_every_topic_of_the_team_and_check_their_inp
 /// answers"): asked alike, a team member and a subscriber who is not get their own pages,
 /// however often they ask in turn, and a new comment shows at the next ask.
 async fn a_remembered_thread_page_is_for_its_own_audience_and_follows_every_write(app: TestApp) {
-    let (stage, topic, author) = setup(&app).await;
-    let secret = json!({"name": "Secret", "meta": {"isPrivate": true}});
-    let secret = app.stage(&json!({"id": stage["roadmapId"]}), secret).await;
-    let body = json!({"id": topic["id"], "stageId": secret["id"]});
-    app.team("topics.update", body).await.ok();
-    let (_, owner) = app.identify(OWNER_EMAIL).await;
+    let (topic, author, owner) = private_setup(&app).await;
     say(&app, &owner, &topic, &Value::Null, "first").await;
     let texts = |reply: Reply| -> Vec<String> {
         reply

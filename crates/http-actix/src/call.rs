@@ -28,13 +28,9 @@ where
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let state = web::Data::<ApiState>::from_request(req, payload);
-        let caller = C::from_request(req, payload);
-        let params = Params::<P>::from_request(req, payload);
+        let call = state_caller_and::<C, Params<P>>(req, payload);
         Box::pin(async move {
-            let state = state.await?;
-            let caller = caller.await.map_err(Into::<actix_web::Error>::into)?;
-            let Params(params) = params.await?;
+            let (state, caller, Params(params)) = call.await?;
             Ok(Self(state, caller, params))
         })
     }
@@ -55,14 +51,33 @@ where
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let state = web::Data::<ApiState>::from_request(req, payload);
-        let caller = C::from_request(req, payload);
-        let params = SentParams::<P>::from_request(req, payload);
+        let call = state_caller_and::<C, SentParams<P>>(req, payload);
         Box::pin(async move {
-            let state = state.await?;
-            let caller = caller.await.map_err(Into::<actix_web::Error>::into)?;
-            let SentParams(params, sent) = params.await?;
+            let (state, caller, SentParams(params, sent)) = call.await?;
             Ok(Self(state, caller, params, sent))
         })
+    }
+}
+
+/// The state, the caller `C` and the parameters `X` of a call, resolved in that order (see
+/// [`Call`]).
+fn state_caller_and<C, X>(
+    req: &HttpRequest,
+    payload: &mut Payload,
+) -> impl std::future::Future<Output = Result<(web::Data<ApiState>, C, X), actix_web::Error>> + 'static
+where
+    C: FromRequest + 'static,
+    C::Error: Into<actix_web::Error>,
+    X: FromRequest + 'static,
+    X::Error: Into<actix_web::Error>,
+{
+    let state = web::Data::<ApiState>::from_request(req, payload);
+    let caller = C::from_request(req, payload);
+    let params = X::from_request(req, payload);
+    async move {
+        let state = state.await?;
+        let caller = caller.await.map_err(Into::<actix_web::Error>::into)?;
+        let params = params.await.map_err(Into::<actix_web::Error>::into)?;
+        Ok((state, caller, params))
     }
 }
