@@ -444,7 +444,7 @@ pub fn stored(event: &NewEvent) -> StoredEvent {
         team_id: event.team_id,
         kind: event.kind.as_str().to_owned(),
         occurred_at: event.occurred_at,
-        payload: event.payload.clone(),
+        payload: event.payload.to_value(),
     }
 }
 

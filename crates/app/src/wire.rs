@@ -4,7 +4,6 @@
 //! also describe themselves for the OpenAPI document.
 
 use serde::Serialize;
-use serde_json::Value;
 use sounding_domain::{
     feedback::{BoardRef, FeedbackView},
     feedback_comment::CommentView,
@@ -540,10 +539,4 @@ impl From<&TopicVote> for TopicVoteJson {
             created_at: v.created_at,
         }
     }
-}
-
-/// A shape as an event's `data`. These shapes hold only strings, numbers and maps, so
-/// serializing cannot fail; `Null` would only stand for a bug.
-pub fn to_value(shape: &impl Serialize) -> Value {
-    serde_json::to_value(shape).unwrap_or(Value::Null)
 }

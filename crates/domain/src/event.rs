@@ -1,6 +1,9 @@
 //! Events a change emits (interface §6, decisions §6). They are written to the outbox in the
 //! same transaction as the change, and delivered to subscribed targets later.
 
+use std::sync::Arc;
+
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::{
@@ -113,9 +116,36 @@ pub struct NewEvent {
     /// When the change happened: the payload's `occurredAt`.
     pub occurred_at: Timestamp,
     /// The full delivery body: `{event, teamId, occurredAt, <ids>, data}`.
-    pub payload: Value,
+    pub payload: EventBody,
     /// Followers to notify in the same transaction (see `notification`); `None` for most.
     pub notify: Option<NotifyFollowers>,
+}
+
+/// A delivery body as the JSON text that is stored and sent. It is written once, when the
+/// event is made: a tree of `Value`s cost a write more to build, copy, turn into text and
+/// free than the text itself (docs/benchmarks.md, twentieth round). Clones share the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventBody(Arc<str>);
+
+impl EventBody {
+    /// Keeps what `serde_json` wrote, which is UTF-8 whenever it succeeded.
+    fn written(bytes: Vec<u8>) -> Self {
+        EventBody(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                .into(),
+        )
+    }
+
+    /// The JSON text: always one object.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The body as a JSON value (for tests and for stores that keep values).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
 }
 
 impl NewEvent {
@@ -125,31 +155,37 @@ impl NewEvent {
         kind: EventKind,
         occurred_at: Timestamp,
         ids: &[(&str, String)],
-        data: Value,
+        data: impl Serialize,
     ) -> Self {
-        let mut body = serde_json::Map::new();
-        body.insert("event".into(), Value::from(kind.as_str()));
-        body.insert("teamId".into(), Value::from(team_id.to_string()));
-        body.insert("occurredAt".into(), Value::from(occurred_at.to_rfc3339()));
+        let mut body = Vec::with_capacity(512);
+        body.push(b'{');
+        push_field(&mut body, "event", kind.as_str());
+        push_field(&mut body, "teamId", &team_id.to_string());
+        push_field(&mut body, "occurredAt", &occurred_at.to_rfc3339());
         for (name, id) in ids {
-            body.insert((*name).into(), Value::from(id.as_str()));
+            push_field(&mut body, name, id);
         }
-        body.insert("data".into(), data);
+        push_field(&mut body, "data", &data);
+        body.push(b'}');
         Self {
             id: EventId::new(),
             team_id,
             kind,
             occurred_at,
-            payload: Value::Object(body),
+            payload: EventBody::written(body),
             notify: None,
         }
     }
 
-    /// The same event with one more top-level field beside the ids (a vote's `onBehalf`).
-    pub fn with_field(mut self, name: &str, value: impl Into<Value>) -> Self {
-        if let Value::Object(body) = &mut self.payload {
-            body.insert(name.into(), value.into());
-        }
+    /// The same event with one more top-level field beside the ids (a vote's `onBehalf`),
+    /// which the body must not have yet.
+    pub fn with_field(mut self, name: &str, value: impl Serialize) -> Self {
+        let mut body = self.payload.as_str().as_bytes().to_vec();
+        // The body is an object this type wrote: its last byte closes it.
+        body.pop();
+        push_field(&mut body, name, &value);
+        body.push(b'}');
+        self.payload = EventBody::written(body);
         self
     }
 
@@ -157,6 +193,23 @@ impl NewEvent {
     pub fn notifying(mut self, notify: NotifyFollowers) -> Self {
         self.notify = Some(notify);
         self
+    }
+}
+
+/// Appends `"name":value` to a body being written, after a comma unless it is the first.
+/// The values are ids, times, names and the app's wire shapes, which hold only strings,
+/// numbers and maps, so writing them cannot fail; `null` would only stand for a bug.
+fn push_field(body: &mut Vec<u8>, name: &str, value: &(impl Serialize + ?Sized)) {
+    if body.len() > 1 {
+        body.push(b',');
+    }
+    // Writing a string cannot fail.
+    let _ = serde_json::to_writer(&mut *body, name);
+    body.push(b':');
+    let start = body.len();
+    if serde_json::to_writer(&mut *body, value).is_err() {
+        body.truncate(start);
+        body.extend_from_slice(b"null");
     }
 }
 
@@ -178,6 +231,36 @@ pub struct StoredEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_is_the_payload_of_decisions_6_as_one_json_object() {
+        let team = TeamId::new();
+        let at = Timestamp::from_unix_seconds(1_700_000_000).unwrap();
+        let event = NewEvent::new(
+            team,
+            EventKind::NewFeedbackVote,
+            at,
+            &[("feedbackId", "f-1".into()), ("voteId", "v \"1\"".into())],
+            serde_json::json!({ "title": "Dark mode", "votes": 2 }),
+        )
+        .with_field("onBehalf", true);
+        assert_eq!(
+            serde_json::from_str::<Value>(event.payload.as_str()).unwrap(),
+            serde_json::json!({
+                "event": "new_feedback_vote",
+                "teamId": team.to_string(),
+                "occurredAt": at.to_rfc3339(),
+                "feedbackId": "f-1",
+                "voteId": "v \"1\"",
+                "data": { "title": "Dark mode", "votes": 2 },
+                "onBehalf": true,
+            })
+        );
+        assert_eq!(event.payload.to_value()["onBehalf"], true);
+        let bare = NewEvent::new(team, EventKind::TopicsCreate, at, &[], Value::Null);
+        assert_eq!(bare.payload.to_value()["data"], Value::Null);
+        assert_eq!(bare.payload.to_value()["event"], "topics.create");
+    }
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_valid_ones() {

@@ -148,7 +148,7 @@ impl State {
             team_id: e.team_id,
             kind: e.kind.as_str().to_owned(),
             occurred_at: e.occurred_at,
-            payload: e.payload.clone(),
+            payload: e.payload.to_value(),
         }));
         if let (false, Some(callback)) = (events.is_empty(), &self.events_committed) {
             callback();

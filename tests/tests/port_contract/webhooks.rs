@@ -396,7 +396,7 @@ pub async fn leases_carry_body_and_secret_and_exclude_others_until_they_expire(
     );
     assert_eq!(leased[0].secret, hook.secret);
     let body: Value = serde_json::from_str(&leased[0].body).expect("the body is JSON");
-    assert_eq!(body, e.payload);
+    assert_eq!(body, e.payload.to_value());
     assert_eq!(all(&*store, team).await, vec![listed.clone()]);
 
     // Held: neither another worker nor the holder gets it again before the lease ends.

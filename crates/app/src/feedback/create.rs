@@ -16,7 +16,8 @@ use sounding_domain::{
 };
 
 use super::{
-    board_open_to, board_ref, feedback_event, insert_new, team_author, team_board, team_tags,
+    board_open_to, board_ref, feedback_event, feedback_events, insert_new, team_author, team_board,
+    team_tags,
 };
 use crate::error::{AppError, AppResult};
 
@@ -163,10 +164,11 @@ pub async fn create_public_feedback(
         view.feedback.published_at = None;
     }
     insert_new(store, view, |v| {
-        vec![
-            feedback_event(EventKind::NewFeedback, v, now, &[]),
-            feedback_event(EventKind::FeedbacksCreate, v, now, &[]),
-        ]
+        feedback_events(
+            &[EventKind::NewFeedback, EventKind::FeedbacksCreate],
+            v,
+            now,
+        )
     })
     .await
 }

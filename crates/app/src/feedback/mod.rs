@@ -37,7 +37,7 @@ use sounding_domain::{
 use crate::{
     error::{AppError, AppResult},
     url_id::insert_with_fresh_url_id,
-    wire::{self, FeedbackJson},
+    wire::FeedbackJson,
 };
 
 pub(crate) fn feedback_not_found() -> AppError {
@@ -204,8 +204,22 @@ pub(crate) fn feedback_event(
         kind,
         now,
         &ids,
-        wire::to_value(&FeedbackJson::from(view)),
+        FeedbackJson::from(view),
     )
+}
+
+/// Events of several kinds about the item, the item's shape made once for all of them.
+pub(crate) fn feedback_events(
+    kinds: &[EventKind],
+    view: &FeedbackView,
+    now: Timestamp,
+) -> Vec<NewEvent> {
+    let data = FeedbackJson::from(view);
+    let ids = [("feedbackId", view.feedback.id.to_string())];
+    kinds
+        .iter()
+        .map(|&kind| NewEvent::new(view.feedback.team_id, kind, now, &ids, &data))
+        .collect()
 }
 
 /// Inserts a new item, drawing another `urlId` when the team already has the one drawn. The

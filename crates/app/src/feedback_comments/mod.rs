@@ -22,7 +22,7 @@ use crate::{
     feedback::{ensure_feedback_readable, feedback_not_found, readable_feedback, team_feedback},
     notifications::notify,
     subscribers::subscriber_for,
-    wire::{self, CommentJson},
+    wire::CommentJson,
 };
 
 /// Comments per page when the caller does not say (interface §8).
@@ -178,7 +178,7 @@ async fn insert(
             ("feedbackId", view.comment.feedback_id.to_string()),
             ("subscriberId", view.comment.subscriber_id.to_string()),
         ],
-        wire::to_value(&CommentJson::from(&view)),
+        CommentJson::from(&view),
     );
     // Followers hear of public comments only; the author is not told of their own.
     let event = if is_private {
@@ -323,7 +323,7 @@ pub async fn delete_team_comment(
                         ("feedbackId", view.comment.feedback_id.to_string()),
                         ("subscriberId", view.comment.subscriber_id.to_string()),
                     ],
-                    wire::to_value(&CommentJson::from(view)),
+                    CommentJson::from(view),
                 )]
             }),
         )

@@ -15,7 +15,7 @@ use crate::{
     feedback::{ensure_feedback_readable, ensure_reach, feedback_not_found},
     subscribers::OnBehalfInput,
     votes::{self, Ballot, VoteTarget},
-    wire::{self, VoteJson},
+    wire::VoteJson,
 };
 
 /// Casts the subscriber's vote: the vote and the item's count after it. A second vote is a
@@ -171,7 +171,7 @@ impl<S: FeedbackStore + ?Sized> VoteTarget<S> for FeedbackId {
                 ("voteId", vote.id.to_string()),
                 ("subscriberId", vote.subscriber_id.to_string()),
             ],
-            wire::to_value(&VoteJson::from(&vote)),
+            VoteJson::from(&vote),
         )
         .with_field("onBehalf", on_behalf);
         let events = [event];

@@ -22,7 +22,7 @@ use crate::{
     error::{AppError, AppResult},
     feedback_comments::comment_order,
     notifications::notify,
-    wire::{self, TopicCommentJson},
+    wire::TopicCommentJson,
 };
 
 /// Top-level comments per page when the caller does not say (interface §8).
@@ -238,7 +238,7 @@ fn comment_event(kind: EventKind, view: &TopicCommentView, now: Timestamp) -> Ne
             ("topicId", view.comment.topic_id.to_string()),
             ("subscriberId", view.comment.creator_id.to_string()),
         ],
-        wire::to_value(&TopicCommentJson::from(view)),
+        TopicCommentJson::from(view),
     )
 }
 

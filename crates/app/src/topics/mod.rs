@@ -34,7 +34,7 @@ use sounding_domain::{
 
 use crate::{
     error::{AppError, AppResult},
-    wire::{self, TopicJson},
+    wire::TopicJson,
 };
 
 pub(crate) fn topic_not_found() -> AppError {
@@ -79,6 +79,6 @@ pub(crate) fn topic_event(kind: EventKind, view: &TopicView, now: Timestamp) -> 
         kind,
         now,
         &[("topicId", view.topic.id.to_string())],
-        wire::to_value(&TopicJson::from(view)),
+        TopicJson::from(view),
     )
 }

@@ -15,7 +15,7 @@ use crate::{
     error::AppResult,
     subscribers::OnBehalfInput,
     votes::{self, Ballot, VoteTarget},
-    wire::{self, TopicVoteJson},
+    wire::TopicVoteJson,
     Literal,
 };
 
@@ -122,7 +122,7 @@ impl<S: TopicStore + ?Sized> VoteTarget<S> for TopicId {
                 ("voteId", vote.id.to_string()),
                 ("subscriberId", vote.creator_id.to_string()),
             ],
-            wire::to_value(&TopicVoteJson::from(&vote)),
+            TopicVoteJson::from(&vote),
         )
         .with_field("onBehalf", matches!(caller, Caller::Team(_)));
         match store

@@ -54,10 +54,6 @@ pub(crate) fn parse_role(column: &str, raw: &str) -> DbResult<Role> {
     Role::parse(raw).map_err(|e| DbError::corrupt(column, e))
 }
 
-pub(crate) fn to_json(value: &Value) -> DbResult<String> {
-    serde_json::to_string(value).map_err(|e| DbError::corrupt("json", e))
-}
-
 pub(crate) fn to_json_object(map: &Map<String, Value>) -> DbResult<String> {
     serde_json::to_string(map).map_err(|e| DbError::corrupt("json", e))
 }

@@ -13,7 +13,7 @@ use sounding_domain::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use super::{from_db_time, parse_id, parse_json, to_db_time, to_json};
+use super::{from_db_time, parse_id, parse_json, to_db_time};
 use crate::{
     connection::DbConnection,
     error::DbResult,
@@ -29,7 +29,7 @@ struct NewEventRow<'a> {
     id: String,
     team_id: String,
     event: &'a str,
-    payload: String,
+    payload: &'a str,
     occurred_at: PrimitiveDateTime,
     created_at: PrimitiveDateTime,
 }
@@ -40,7 +40,7 @@ impl<'a> NewEventRow<'a> {
             id: event.id.to_string(),
             team_id: event.team_id.to_string(),
             event: event.kind.as_str(),
-            payload: to_json(&event.payload)?,
+            payload: event.payload.as_str(),
             occurred_at: to_db_time(event.occurred_at),
             created_at,
         })
