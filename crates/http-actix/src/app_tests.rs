@@ -572,6 +572,55 @@ async fn the_openapi_document_is_served_under_both_prefixes() {
     }
 }
 
+/// The parameters of the read below.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Limit {
+    limit: Option<u32>,
+    note: Option<String>,
+}
+
+/// Echoes what a read's answer would be remembered under: the route's name, or `none`.
+async fn recalled(
+    crate::call::ReadCall(_, (), _, recall): crate::call::ReadCall<(), Limit>,
+) -> String {
+    recall.map_or("none".to_owned(), |recall| recall.operation.to_owned())
+}
+
+#[actix_web::test]
+async fn a_read_remembers_its_answers_under_its_routes_own_name() {
+    let world = world(RateLimits::default()).await;
+    let svc = test::init_service(
+        actix_web::App::new()
+            .app_data(web::Data::new(world.state.clone()))
+            .service(
+                web::resource("/named")
+                    .app_data(crate::request_metrics::RouteName("public/items.list"))
+                    .route(web::post().to(recalled)),
+            )
+            .service(web::resource("/unnamed").route(web::post().to(recalled))),
+    )
+    .await;
+    let call = |path: &'static str, body: Value| {
+        let svc = &svc;
+        async move {
+            let res = test::call_service(svc, post(path, None, body).to_request()).await;
+            assert_eq!(res.status(), StatusCode::OK);
+            String::from_utf8(test::read_body(res).await.to_vec()).unwrap()
+        }
+    };
+    assert_eq!(
+        call("/named", json!({"limit": 5})).await,
+        "public/items.list"
+    );
+    // Without a name nothing could tell its answers from another read's: never remembered.
+    assert_eq!(call("/unnamed", json!({"limit": 5})).await, "none");
+    // Parameters too long to keep as sent are never remembered either.
+    let long = json!({"limit": 5, "note": "x".repeat(crate::params::MAX_SENT_BYTES)});
+    assert_eq!(call("/named", long).await, "none");
+}
+
 /// Resolves nothing: these tests make no webhook subscriptions by name.
 struct NoNames;
 

@@ -6,7 +6,9 @@ use futures_util::future::LocalBoxFuture;
 use serde::de::DeserializeOwned;
 
 use crate::{
-    params::{Params, Sent, SentParams},
+    params::{Params, SentParams},
+    remembered::Recall,
+    request_metrics::RouteName,
     state::ApiState,
 };
 
@@ -37,9 +39,9 @@ where
 }
 
 /// A call of a read whose answer may be remembered (`crate::remembered`):
-/// `ReadCall(state, caller, params, sent)`, as [`Call`] with the parameters as sent besides
-/// (`None` when they were too long to keep, `SentParams`).
-pub struct ReadCall<C, P>(pub web::Data<ApiState>, pub C, pub P, pub Option<Sent>);
+/// `ReadCall(state, caller, params, recall)`, as [`Call`] with the route's name and the
+/// parameters as sent besides (`None` when they were too long to keep, `SentParams`).
+pub struct ReadCall<C, P>(pub web::Data<ApiState>, pub C, pub P, pub Option<Recall>);
 
 impl<C, P> FromRequest for ReadCall<C, P>
 where
@@ -51,10 +53,14 @@ where
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let operation = req.app_data::<RouteName>().map(|RouteName(name)| *name);
         let call = state_caller_and::<C, SentParams<P>>(req, payload);
         Box::pin(async move {
             let (state, caller, SentParams(params, sent)) = call.await?;
-            Ok(Self(state, caller, params, sent))
+            let recall = operation
+                .zip(sent)
+                .map(|(operation, sent)| Recall::new(operation, sent));
+            Ok(Self(state, caller, params, recall))
         })
     }
 }

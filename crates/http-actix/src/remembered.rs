@@ -13,28 +13,43 @@ use sounding_domain::{
 
 use crate::{error::ApiError, params::Sent};
 
-/// The answer of `operation` for `audience` to the parameters `sent`: the one remembered, if
-/// nothing was committed since it was made; else made by `make`, sent, and remembered.
-/// `sent` is `None` for an answer that may not be remembered (one that moves with the clock,
-/// or parameters too long to keep, `params::MAX_SENT_BYTES`).
+/// What names a read's answer besides its caller's audience: the operation (its route's
+/// name, so a handler cannot name another operation's answers) and the parameters as sent.
+#[derive(Debug, Clone)]
+pub struct Recall {
+    pub(crate) operation: &'static str,
+    sent: Sent,
+}
+
+impl Recall {
+    /// The recall of `operation` asked with `sent`.
+    pub(crate) fn new(operation: &'static str, sent: Sent) -> Self {
+        Recall { operation, sent }
+    }
+}
+
+/// The answer of the `recall`ed operation for `audience`: the one remembered, if nothing was
+/// committed since it was made; else made by `make`, sent, and remembered. `recall` is
+/// `None` for an answer that may not be remembered (one that moves with the clock, or
+/// parameters too long to keep, `params::MAX_SENT_BYTES`).
 ///
 /// Only for reads whose answer depends on nothing but the stored data, the parameters and
 /// the caller's `Audience`; and only a 200 is remembered, never an error.
 pub(crate) async fn remembered<T, F>(
     store: &dyn AnswerStore,
-    operation: &'static str,
     audience: Audience,
-    sent: Option<&Sent>,
+    recall: Option<&Recall>,
     make: impl FnOnce() -> F,
 ) -> Result<HttpResponse, ApiError>
 where
     T: Serialize,
     F: Future<Output = Result<T, ApiError>>,
 {
-    let Some(sent) = sent else {
+    let Some(recall) = recall else {
         return Ok(HttpResponse::Ok().json(make().await?));
     };
-    let key = key(operation, audience, sent);
+    let operation = recall.operation;
+    let key = key(operation, audience, &recall.sent);
     let place = match store.remembered_answer(&key).await {
         Remembered::Answer(body) => return Ok(json(Bytes::from_owner(body))),
         Remembered::Missing(place) => place,

@@ -169,14 +169,13 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, ListParams>,
+    ReadCall(state, caller, params, recall): ReadCall<AnyCaller, ListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let page = page(&params)?;
     remembered(
         &*state.store,
-        "public/feedback-boards.list",
         caller.0.audience(),
-        sent.as_ref(),
+        recall.as_ref(),
         || async {
             let views = boards::list_public_boards(&*state.store, &caller.0).await?;
             Ok(board_list(&views, page))

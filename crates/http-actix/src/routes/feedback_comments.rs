@@ -98,13 +98,12 @@ pub async fn public_create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, CommentListParams>,
+    ReadCall(state, caller, params, recall): ReadCall<AnyCaller, CommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     remembered(
         &*state.store,
-        "public/feedback-comments.list",
         caller.0.audience(),
-        sent.as_ref(),
+        recall.as_ref(),
         || async {
             let page =
                 feedback_comments::list_comments(&*state.store, &caller.0, params.into()).await?;

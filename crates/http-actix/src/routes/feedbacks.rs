@@ -228,22 +228,15 @@ pub async fn delete(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn public_list(
-    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, PublicFeedbackListParams>,
+    ReadCall(state, caller, params, recall): ReadCall<AnyCaller, PublicFeedbackListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let input: feedback::FeedbackListInput = params.into();
-    let sent = sent.as_ref().filter(|_| feedback::answer_lasts(&input));
-    remembered(
-        &*state.store,
-        "public/feedbacks.list",
-        caller.0.audience(),
-        sent,
-        || async {
-            let page =
-                feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, input)
-                    .await?;
-            Ok(FeedbackListResponse::from(page))
-        },
-    )
+    let recall = recall.as_ref().filter(|_| feedback::answer_lasts(&input));
+    remembered(&*state.store, caller.0.audience(), recall, || async {
+        let page =
+            feedback::list_public_feedback(&*state.store, &*state.clock, &caller.0, input).await?;
+        Ok(FeedbackListResponse::from(page))
+    })
     .await
 }
 

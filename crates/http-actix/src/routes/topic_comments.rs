@@ -59,13 +59,12 @@ pub async fn create(
     security(("apiKey" = []), ("subscriberToken" = []), ("subscriberCookie" = [])),
 )]
 pub async fn list(
-    ReadCall(state, caller, params, sent): ReadCall<AnyCaller, TopicCommentListParams>,
+    ReadCall(state, caller, params, recall): ReadCall<AnyCaller, TopicCommentListParams>,
 ) -> Result<HttpResponse, ApiError> {
     remembered(
         &*state.store,
-        "public/topic-comments.list",
         caller.0.audience(),
-        sent.as_ref(),
+        recall.as_ref(),
         || async {
             let (page, with_topic) =
                 topics::list_topic_comments(&*state.store, &caller.0, params.into()).await?;
