@@ -35,15 +35,15 @@ struct NewEventRow<'a> {
 }
 
 impl<'a> NewEventRow<'a> {
-    fn new(event: &'a NewEvent, created_at: PrimitiveDateTime) -> DbResult<Self> {
-        Ok(Self {
+    fn new(event: &'a NewEvent, created_at: PrimitiveDateTime) -> Self {
+        Self {
             id: event.id.to_string(),
             team_id: event.team_id.to_string(),
             event: event.kind.as_str(),
             payload: event.payload.as_str(),
             occurred_at: to_db_time(event.occurred_at),
             created_at,
-        })
+        }
     }
 }
 
@@ -92,7 +92,7 @@ pub(crate) fn noting_events<T>(operation: impl FnOnce() -> T) -> (T, bool) {
 pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbResult<()> {
     let created_at = written_now();
     for event in events {
-        let row = NewEventRow::new(event, created_at)?;
+        let row = NewEventRow::new(event, created_at);
         diesel::insert_into(outbox_events::table)
             .values(&row)
             .execute(conn)?;
@@ -110,14 +110,14 @@ pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbR
 /// `insert_events` does. `false`, with nothing appended, when an event notifies followers:
 /// their notifications take statements of their own, so such a write keeps its transaction.
 /// The caller says `wrote_events` when the statement wrote them.
-pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) -> DbResult<bool> {
+pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) -> bool {
     if events.iter().any(|event| event.notify.is_some()) {
-        return Ok(false);
+        return false;
     }
     let created_at = written_now();
     let mut previous = after.to_owned();
     for (i, event) in events.iter().enumerate() {
-        let row = NewEventRow::new(event, created_at)?;
+        let row = NewEventRow::new(event, created_at);
         let step = format!("event_{i}");
         sql.push(&format!(
             ", {step} AS (INSERT INTO outbox_events (id, team_id, event, payload, occurred_at, \
@@ -137,7 +137,7 @@ pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) ->
         .push(&format!(" FROM {previous} RETURNING seq)"));
         previous = step;
     }
-    Ok(true)
+    true
 }
 
 /// Says that the operation running on this thread wrote outbox events (`noting_events`), for

@@ -55,7 +55,7 @@ pub(super) fn cast_in_one_statement(
          counted AS (UPDATE feedback SET vote_count = vote_count + 1 \
          WHERE id = (SELECT feedback_id FROM vote) RETURNING vote_count)",
     );
-    if !outbox::event_steps(&mut sql, events, "counted")? {
+    if !outbox::event_steps(&mut sql, events, "counted") {
         return Ok(None);
     }
     sql.push(

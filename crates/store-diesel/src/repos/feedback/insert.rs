@@ -28,7 +28,7 @@ pub(super) fn insert_in_one_statement(
     row: &FeedbackRow,
     events: &[NewEvent],
 ) -> DbResult<bool> {
-    let Some(rest) = after_the_item(row, events)? else {
+    let Some(rest) = after_the_item(row, events) else {
         return Ok(false);
     };
     tx::one_statement(conn, |conn| statement(row, &rest).execute(conn))?;
@@ -51,7 +51,7 @@ fn statement<'a>(
 
 /// The steps after `item`: the follow and the events; `None` when the events cannot be
 /// steps. The follow needs no `ON CONFLICT`: nobody follows an item that did not exist.
-fn after_the_item(row: &FeedbackRow, events: &[NewEvent]) -> DbResult<Option<RawSql>> {
+fn after_the_item(row: &FeedbackRow, events: &[NewEvent]) -> Option<RawSql> {
     let mut rest = RawSql::new();
     rest.push(
         ", follow AS (INSERT INTO feedback_follows (feedback_id, subscriber_id, team_id, \
@@ -63,11 +63,11 @@ fn after_the_item(row: &FeedbackRow, events: &[NewEvent]) -> DbResult<Option<Raw
     .push(", ")
     .param(Param::Timestamp(row.created_at))
     .push(" FROM item)");
-    if !outbox::event_steps(&mut rest, events, "item")? {
-        return Ok(None);
+    if !outbox::event_steps(&mut rest, events, "item") {
+        return None;
     }
     rest.push(" SELECT item.id FROM item");
-    Ok(Some(rest))
+    Some(rest)
 }
 
 #[cfg(test)]
@@ -90,7 +90,7 @@ mod tests {
             &[],
             json!({}),
         );
-        let rest = after_the_item(&row, &[event]).unwrap().unwrap();
+        let rest = after_the_item(&row, &[event]).unwrap();
         assert!(
             QueryFragment::<Pg>::is_safe_to_cache_prepared(&statement(&row, &rest), &Pg).unwrap()
         );
