@@ -28,6 +28,7 @@
 
 mod answers;
 pub mod backup;
+mod batch;
 mod checkpoint;
 mod coherence;
 mod connection;
@@ -75,6 +76,8 @@ pub struct DieselStore {
     engine: Engine,
     /// SQLite only: the thread every write of this database runs on, in groups (`writer`).
     writer: Option<Writer>,
+    /// PostgreSQL only: votes cast together while others are being cast (`batch`).
+    votes: Option<repos::feedback::VoteBatcher>,
     /// What the pool connects to, for `with_own_pool`.
     target: Target,
     /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
@@ -154,12 +157,17 @@ impl DieselStore {
             }
             Engine::Postgres => None,
         };
+        let votes = match engine {
+            Engine::Sqlite => None,
+            Engine::Postgres => Some(repos::feedback::vote_batcher()),
+        };
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
         Ok(DieselStore {
             pool,
             readers,
             engine,
             writer,
+            votes,
             target,
             events_committed: None,
             read_cache,
@@ -182,6 +190,7 @@ impl DieselStore {
             readers: self.readers.clone(),
             engine: self.engine,
             writer: self.writer.clone(),
+            votes: self.votes.clone(),
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
             read_cache: self.read_cache.clone(),
@@ -243,9 +252,13 @@ impl DieselStore {
         T: Send + 'static,
         F: FnOnce(&mut DbConnection) -> DbResult<T> + Send + 'static,
     {
-        let result = self.run_unnoted(f).await;
-        // What this request's reads learnt of the database is out of date once it wrote
-        // (`one_request`), whether the write succeeded or not.
+        self.noted(self.run_unnoted(f).await)
+    }
+
+    /// Notes what a write's `result` says, for the request and for `ping`: what this
+    /// request's reads learnt of the database is out of date once it wrote (`one_request`),
+    /// whether the write succeeded or not, and a full database is remembered.
+    fn noted<T>(&self, result: StoreResult<T>) -> StoreResult<T> {
         read_cache::RequestReads::forget();
         if matches!(result, Err(StoreError::Full(_))) {
             self.full.store(true, Ordering::Relaxed);

@@ -10,7 +10,7 @@
 mod access;
 mod boards;
 mod documents;
-mod feedback;
+pub(crate) mod feedback;
 mod follows;
 pub(crate) mod lock;
 mod notifications;

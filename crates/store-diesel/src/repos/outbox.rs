@@ -4,7 +4,12 @@
 use std::cell::Cell;
 
 use async_trait::async_trait;
-use diesel::prelude::*;
+use diesel::{
+    pg::Pg,
+    prelude::*,
+    query_builder::AstPass,
+    sql_types::{Array, BigInt, Text, Timestamp as SqlTimestamp},
+};
 use sounding_domain::{
     event::{NewEvent, StoredEvent},
     ids::TeamId,
@@ -138,6 +143,82 @@ pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) ->
         previous = step;
     }
     true
+}
+
+/// Outbox rows as columns, for one PostgreSQL statement that writes the events of many
+/// writes at once (`unnest` over arrays, one statement text whatever their number). Each
+/// event names its write (`owner`), so the statement writes it only if that write went in.
+pub(crate) struct EventColumns<'a> {
+    owner: Vec<i64>,
+    id: Vec<String>,
+    team_id: Vec<String>,
+    event: Vec<&'a str>,
+    payload: Vec<&'a str>,
+    occurred_at: Vec<PrimitiveDateTime>,
+    created_at: PrimitiveDateTime,
+}
+
+impl<'a> EventColumns<'a> {
+    pub(crate) fn new() -> Self {
+        Self {
+            owner: Vec::new(),
+            id: Vec::new(),
+            team_id: Vec::new(),
+            event: Vec::new(),
+            payload: Vec::new(),
+            occurred_at: Vec::new(),
+            created_at: written_now(),
+        }
+    }
+
+    /// Adds `event`, written if the write numbered `owner` goes in; events are written in the
+    /// order added, so `seq` keeps it. `false` for an event that notifies followers: their
+    /// notifications take statements of their own.
+    pub(crate) fn push(&mut self, owner: i64, event: &'a NewEvent) -> bool {
+        if event.notify.is_some() {
+            return false;
+        }
+        let row = NewEventRow::new(event, self.created_at);
+        self.owner.push(owner);
+        self.id.push(row.id);
+        self.team_id.push(row.team_id);
+        self.event.push(row.event);
+        self.payload.push(row.payload);
+        self.occurred_at.push(row.occurred_at);
+        true
+    }
+
+    /// A `WITH` step named `name` that inserts the events whose owner the step `written`
+    /// returns (as its column `ord`).
+    pub(crate) fn walk_step<'b>(
+        &'b self,
+        name: &str,
+        written: &str,
+        out: &mut AstPass<'_, 'b, Pg>,
+    ) -> QueryResult<()> {
+        out.push_sql(&format!(
+            ", {name} AS (INSERT INTO outbox_events (id, team_id, event, payload, occurred_at, \
+             created_at) SELECT e.id, e.team_id, e.event, e.payload, e.occurred_at, "
+        ));
+        out.push_bind_param::<SqlTimestamp, _>(&self.created_at)?;
+        out.push_sql(" FROM unnest(");
+        out.push_bind_param::<Array<BigInt>, _>(&self.owner)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.team_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.event)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<Text>, _>(&self.payload)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Array<SqlTimestamp>, _>(&self.occurred_at)?;
+        out.push_sql(&format!(
+            ") WITH ORDINALITY AS e(owner, id, team_id, event, payload, occurred_at, n) \
+             JOIN {written} ON {written}.ord = e.owner ORDER BY e.n RETURNING seq)"
+        ));
+        Ok(())
+    }
 }
 
 /// Says that the operation running on this thread wrote outbox events (`noting_events`), for

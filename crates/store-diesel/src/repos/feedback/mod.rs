@@ -28,6 +28,8 @@ use sounding_domain::{
     DomainError, Entity,
 };
 
+use self::cast::QueuedVote;
+pub(crate) use self::cast::{vote_batcher, VoteBatcher};
 use self::rows::{follow, followers, unfollow, CommentRow, FeedbackRow, VoteRow};
 use self::view::Pick;
 use super::{
@@ -39,7 +41,7 @@ use super::{
     to_db_time,
 };
 use crate::{
-    connection::{per_backend, DbConnection},
+    connection::DbConnection,
     edits::locked,
     error::{DbError, DbResult},
     one_of::one_of,
@@ -357,50 +359,11 @@ impl FeedbackStore for DieselStore {
         access: VoteAccess,
         events: &[NewEvent],
     ) -> StoreResult<VoteOutcome> {
-        let events = events.to_vec();
-        let vote = vote.clone();
-        let row = VoteRow::new(&team.to_string(), &vote);
-        self.run(move |conn| {
-            if let DbConnection::Postgresql(_) = conn {
-                if let Some(outcome) =
-                    cast::cast_in_one_statement(conn, &row, &vote, access, &events)?
-                {
-                    return Ok(outcome);
-                }
-            }
-            write_tx(conn, |conn| {
-                // Locked first on PostgreSQL: concurrent votes on one item queue here, and the
-                // item cannot go away before the vote is in. A public vote's check is read
-                // with the lock, on the locked row, rather than by a read of the caller's own.
-                let (team, id) = (&row.team_id, &row.feedback_id);
-                if access == VoteAccess::Public {
-                    match reach(conn, team, id, Some(Lock::Update))? {
-                        None => return Ok(VoteOutcome::NotFound),
-                        Some(reach) if !reach.is_publicly_readable() => {
-                            return Ok(VoteOutcome::NotPublic(reach))
-                        }
-                        Some(_) => {}
-                    }
-                } else if lock_item(conn, team, id, Lock::Update)?.is_none() {
-                    return Ok(VoteOutcome::NotFound);
-                }
-                // A second vote of the subscriber hits the unique (feedback_id, subscriber_id)
-                // index and inserts nothing, without failing the transaction.
-                let inserted =
-                    per_backend!(conn, |inner| diesel::insert_into(feedback_votes::table)
-                        .values(&row)
-                        .on_conflict((feedback_votes::feedback_id, feedback_votes::subscriber_id))
-                        .do_nothing()
-                        .execute(inner))?;
-                if inserted == 0 {
-                    return Ok(VoteOutcome::AlreadyVoted);
-                }
-                let total_votes = add_votes(conn, &row.feedback_id, 1)?;
-                insert_events(conn, &events)?;
-                Ok(VoteOutcome::Cast { vote, total_votes })
-            })
-        })
-        .await
+        let queued = QueuedVote::new(&team.to_string(), vote, access, events);
+        match &self.votes {
+            Some(votes) if queued.batches() => self.noted(votes.submit(self, queued).await),
+            _ => self.run(move |conn| cast::cast_alone(conn, &queued)).await,
+        }
     }
 
     async fn retract_vote(

@@ -1,0 +1,157 @@
+//! PostgreSQL only: writes of one kind that arrive while another of theirs is running are
+//! run together, by one statement that gives every write its own outcome.
+//!
+//! Why: on PostgreSQL a short write's cost is mostly per statement (parse, plan, executor
+//! start, commit: docs/benchmarks.md, twentieth round), so a vote cast as part of a statement
+//! that casts sixteen costs the engine about half of one cast alone. Writes queue here only
+//! while a batch is running already, so an idle server still runs each write at once, alone.
+//!
+//! What stays true:
+//! - A caller is answered after its batch's statement committed, and after the read cache
+//!   announced it (`DieselStore::run_unnoted`), as any write: a reply still means committed.
+//! - Each write gets its own outcome. The batch function decides how a failure is shared;
+//!   the vote's retries the writes one by one when the batch statement fails
+//!   (`repos/feedback/cast.rs`), so one write that cannot go in never fails the others.
+//! - A caller that goes away leaves its write queued; it commits like any other.
+
+use std::{
+    mem,
+    sync::{Arc, Mutex, PoisonError},
+};
+
+use sounding_domain::ports::{StoreError, StoreResult};
+use tokio::sync::oneshot;
+
+use crate::{connection::DbConnection, error::DbResult, failed, DieselStore};
+
+/// Batches running at once per kind. One: the writes that arrive meanwhile make the next
+/// batch, and fewer, larger batches cost the engine less (S4 on PostgreSQL: two at once made
+/// batches of 5 votes on average, one makes batches of 11 and casts 1.4 times as many votes;
+/// docs/benchmarks.md, twenty-first round).
+const MAX_RUNNING: usize = 1;
+
+/// Most writes in one batch: bounds the statement, and how long the first of them waits.
+const MAX_BATCH: usize = 64;
+
+/// Runs a batch on one connection: the outcome of each write, in the order given.
+pub(crate) type RunBatch<I, O> = fn(&mut DbConnection, Vec<I>) -> Vec<DbResult<O>>;
+
+/// The queue of one kind of write. Clones share it.
+pub(crate) struct Batcher<I, O> {
+    shared: Arc<Shared<I, O>>,
+}
+
+impl<I, O> Clone for Batcher<I, O> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+struct Shared<I, O> {
+    queue: Mutex<Queue<I, O>>,
+    run: RunBatch<I, O>,
+}
+
+struct Queue<I, O> {
+    waiting: Vec<Waiting<I, O>>,
+    /// Batches running now, each on a task of its own (`drain`).
+    running: usize,
+}
+
+struct Waiting<I, O> {
+    write: I,
+    reply: oneshot::Sender<StoreResult<O>>,
+}
+
+impl<I, O> Batcher<I, O>
+where
+    I: Send + 'static,
+    O: Send + 'static,
+{
+    pub(crate) fn new(run: RunBatch<I, O>) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                queue: Mutex::new(Queue {
+                    waiting: Vec::new(),
+                    running: 0,
+                }),
+                run,
+            }),
+        }
+    }
+
+    /// Runs `write` in the next batch of `store` and returns its outcome once that batch has
+    /// committed.
+    pub(crate) async fn submit(&self, store: &DieselStore, write: I) -> StoreResult<O> {
+        let (reply, replied) = oneshot::channel();
+        let start = {
+            let mut queue = self.lock();
+            queue.waiting.push(Waiting { write, reply });
+            let start = queue.running < MAX_RUNNING;
+            if start {
+                queue.running += 1;
+            }
+            start
+        };
+        if start {
+            tokio::spawn(drain(self.clone(), store.clone()));
+        }
+        // The sender is dropped unanswered only when its batch's task panicked.
+        replied.await.unwrap_or_else(|_| {
+            Err(StoreError::Failure(
+                "the database write failed (its batch stopped)".into(),
+            ))
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue<I, O>> {
+        // The queue is never left half-changed: a panic elsewhere does not spoil it.
+        self.shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The writes waiting, at most `MAX_BATCH`; none ends this task's turn (`running` drops
+    /// under the same lock that `submit` checks, so no write is left without a task).
+    fn next_batch(&self) -> Option<Vec<Waiting<I, O>>> {
+        let mut queue = self.lock();
+        if queue.waiting.is_empty() {
+            queue.running -= 1;
+            return None;
+        }
+        let first = queue.waiting.len().min(MAX_BATCH);
+        let later = queue.waiting.split_off(first);
+        Some(mem::replace(&mut queue.waiting, later))
+    }
+}
+
+/// One running batch after another, while writes wait.
+async fn drain<I, O>(batcher: Batcher<I, O>, store: DieselStore)
+where
+    I: Send + 'static,
+    O: Send + 'static,
+{
+    while let Some(batch) = batcher.next_batch() {
+        let (writes, replies): (Vec<I>, Vec<_>) = batch
+            .into_iter()
+            .map(|waiting| (waiting.write, waiting.reply))
+            .unzip();
+        let run = batcher.shared.run;
+        match store.run_unnoted(move |conn| Ok(run(conn, writes))).await {
+            Ok(outcomes) => {
+                for (reply, outcome) in replies.into_iter().zip(outcomes) {
+                    // A caller that went away needs no answer; its write stands.
+                    let _ = reply.send(outcome.map_err(failed));
+                }
+            }
+            Err(error) => {
+                for reply in replies {
+                    let _ = reply.send(Err(error.clone()));
+                }
+            }
+        }
+    }
+}
