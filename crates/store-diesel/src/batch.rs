@@ -10,8 +10,12 @@
 //! - A caller is answered after its batch's statement committed, and after the read cache
 //!   announced it (`DieselStore::run_unnoted`), as any write: a reply still means committed.
 //! - Each write gets its own outcome. The batch function decides how a failure is shared;
-//!   the vote's retries the writes one by one when the batch statement fails
+//!   the votes' casts them again one by one when the batch statement fails
 //!   (`repos/feedback/cast.rs`), so one write that cannot go in never fails the others.
+//! - A batch runs with the store that queued its first write (its pool, its wake-up call for
+//!   the webhook worker, its read cache), so every store with settings of its own has a queue
+//!   of its own (`DieselStore::on_events_committed`, `with_own_pool`), and in that write's
+//!   tracing span.
 //! - A caller that goes away leaves its write queued; it commits like any other.
 
 use std::{
@@ -21,6 +25,7 @@ use std::{
 
 use sounding_domain::ports::{StoreError, StoreResult};
 use tokio::sync::oneshot;
+use tracing::Instrument;
 
 use crate::{connection::DbConnection, error::DbResult, failed, DieselStore};
 
@@ -96,7 +101,11 @@ where
             start
         };
         if start {
-            tokio::spawn(drain(self.clone(), store.clone()));
+            let turn = Turn {
+                batcher: self.clone(),
+                done: false,
+            };
+            tokio::spawn(drain(turn, store.clone()).instrument(tracing::Span::current()));
         }
         // The sender is dropped unanswered only when its batch's task panicked.
         replied.await.unwrap_or_else(|_| {
@@ -128,13 +137,46 @@ where
     }
 }
 
+/// A task's turn at running batches (`drain`). Should the task end before the queue is empty
+/// (dropped with the runtime, or a panic), it gives its place back, and the writes no task
+/// will run are answered with an error instead of never.
+struct Turn<I, O> {
+    batcher: Batcher<I, O>,
+    /// The task ended its turn itself (`next_batch` found the queue empty).
+    done: bool,
+}
+
+impl<I, O> Drop for Turn<I, O> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut queue = self
+            .batcher
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        queue.running -= 1;
+        if queue.running == 0 {
+            // Their senders dropped, the callers hear that the batch stopped.
+            queue.waiting.clear();
+        }
+    }
+}
+
 /// One running batch after another, while writes wait.
-async fn drain<I, O>(batcher: Batcher<I, O>, store: DieselStore)
+async fn drain<I, O>(mut turn: Turn<I, O>, store: DieselStore)
 where
     I: Send + 'static,
     O: Send + 'static,
 {
-    while let Some(batch) = batcher.next_batch() {
+    let batcher = turn.batcher.clone();
+    loop {
+        let Some(batch) = batcher.next_batch() else {
+            turn.done = true;
+            return;
+        };
         let (writes, replies): (Vec<I>, Vec<_>) = batch
             .into_iter()
             .map(|waiting| (waiting.write, waiting.reply))

@@ -190,7 +190,8 @@ impl DieselStore {
             readers: self.readers.clone(),
             engine: self.engine,
             writer: self.writer.clone(),
-            votes: self.votes.clone(),
+            // A queue of its own: a batch runs with the pool of the store that queued it.
+            votes: self.votes.as_ref().map(|_| repos::feedback::vote_batcher()),
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
             read_cache: self.read_cache.clone(),
@@ -203,6 +204,8 @@ impl DieselStore {
     /// transactions on SQLite) for every read.
     pub fn on_events_committed(mut self, callback: EventsCommitted) -> Self {
         self.events_committed = Some(callback);
+        // A queue of its own, so its batches call this callback and no other store's.
+        self.votes = self.votes.as_ref().map(|_| repos::feedback::vote_batcher());
         self
     }
 

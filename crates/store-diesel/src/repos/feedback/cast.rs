@@ -126,13 +126,14 @@ pub(crate) fn cast_alone(conn: &mut DbConnection, queued: &QueuedVote) -> DbResu
 }
 
 /// Casts `votes` (PostgreSQL) in one statement, each vote with its own outcome. Should that
-/// statement fail, nothing of it was kept, and the votes are cast again one by one, so a vote
-/// that cannot go in fails alone.
+/// statement fail, PostgreSQL kept nothing of it (its answer's columns cannot fail to read),
+/// and the votes are cast again one by one, so a vote that cannot go in fails alone.
 fn cast_batch(conn: &mut DbConnection, votes: Vec<QueuedVote>) -> Vec<DbResult<VoteOutcome>> {
     let together = match conn {
         DbConnection::Postgresql(pg) if votes.iter().all(QueuedVote::batches) => {
             tx::one_statement(pg, |pg| cast_many(pg, &votes))
         }
+        // Not queued so (`QueuedVote::batches`, SQLite has no batches): cast as ever.
         _ => return votes.iter().map(|vote| cast_alone(conn, vote)).collect(),
     };
     match together {
@@ -171,8 +172,11 @@ fn cast_many(conn: &mut PgConnection, votes: &[QueuedVote]) -> DbResult<Vec<Vote
         many.created_at.push(row.created_at);
         many.public.push(queued.access == VoteAccess::Public);
         for event in &queued.events {
-            // `cast_batch` takes only votes whose events it can write.
-            let _ = many.events.push(ord, event);
+            let written = many.events.push(ord, event);
+            debug_assert!(
+                written,
+                "`cast_batch` takes only votes whose events it can write"
+            );
         }
     }
     let mut found: Vec<Option<CastRow>> = votes.iter().map(|_| None).collect();
@@ -329,9 +333,11 @@ impl QueryFragment<Pg> for CastMany<'_> {
         out.push_sql(&format!(
             ") AS t(ord, id, team_id, feedback_id, subscriber_id, created_at, public)), \
              item AS (SELECT f.id, f.team_id, f.published_at IS NOT NULL AS published, \
+             f.archived_at IS NOT NULL AS archived, \
              (SELECT b.is_public FROM feedback_boards b WHERE b.id = f.board_id \
              AND b.team_id = f.team_id) AS board_is_public FROM feedback f \
-             WHERE f.id IN (SELECT feedback_id FROM input) ORDER BY f.id{lock}), \
+             WHERE (f.id, f.team_id) IN (SELECT feedback_id, team_id FROM input) \
+             ORDER BY f.id{lock}), \
              vote AS (INSERT INTO feedback_votes (id, team_id, feedback_id, subscriber_id, \
              created_at) SELECT i.id, i.team_id, i.feedback_id, i.subscriber_id, i.created_at \
              FROM input i JOIN item ON item.id = i.feedback_id AND item.team_id = i.team_id \
