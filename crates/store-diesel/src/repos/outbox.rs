@@ -116,7 +116,7 @@ pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbR
 /// their notifications take statements of their own, so such a write keeps its transaction.
 /// The caller says `wrote_events` when the statement wrote them.
 pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) -> bool {
-    if events.iter().any(|event| event.notify.is_some()) {
+    if !in_one_statement(events) {
         return false;
     }
     let created_at = written_now();
@@ -175,7 +175,7 @@ impl<'a> EventColumns<'a> {
     /// order added, so `seq` keeps it. `false` for an event that notifies followers: their
     /// notifications take statements of their own.
     pub(crate) fn push(&mut self, owner: i64, event: &'a NewEvent) -> bool {
-        if event.notify.is_some() {
+        if !in_one_statement(std::slice::from_ref(event)) {
             return false;
         }
         let row = NewEventRow::new(event, self.created_at);
@@ -219,6 +219,12 @@ impl<'a> EventColumns<'a> {
         ));
         Ok(())
     }
+}
+
+/// Whether `events` can be written by one statement (`event_steps`, `EventColumns`): not
+/// when one notifies followers, whose notifications take statements of their own.
+pub(crate) fn in_one_statement(events: &[NewEvent]) -> bool {
+    events.iter().all(|event| event.notify.is_none())
 }
 
 /// Says that the operation running on this thread wrote outbox events (`noting_events`), for

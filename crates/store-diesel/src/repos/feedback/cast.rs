@@ -61,10 +61,9 @@ impl QueuedVote {
         }
     }
 
-    /// Whether it may be cast in a batch: its events are written by the batch's statement
-    /// (not when they notify followers, see `EventColumns::push`).
+    /// Whether it may be cast in a batch: the batch's statement writes its events.
     pub(crate) fn batches(&self) -> bool {
-        self.events.iter().all(|event| event.notify.is_none())
+        outbox::in_one_statement(&self.events)
     }
 }
 
