@@ -76,8 +76,8 @@ pub struct DieselStore {
     engine: Engine,
     /// SQLite only: the thread every write of this database runs on, in groups (`writer`).
     writer: Option<Writer>,
-    /// PostgreSQL only: votes cast together while others are being cast (`batch`).
-    votes: Option<repos::feedback::VoteBatcher>,
+    /// PostgreSQL only: votes and new items written together while others are (`batch`).
+    batches: Option<Arc<repos::feedback::Batches>>,
     /// What the pool connects to, for `with_own_pool`.
     target: Target,
     /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
@@ -157,9 +157,9 @@ impl DieselStore {
             }
             Engine::Postgres => None,
         };
-        let votes = match engine {
+        let batches = match engine {
             Engine::Sqlite => None,
-            Engine::Postgres => Some(repos::feedback::vote_batcher()),
+            Engine::Postgres => Some(Arc::new(repos::feedback::Batches::new())),
         };
         tracing::debug!(%engine, max_connections = options.max_connections, "database pool open");
         Ok(DieselStore {
@@ -167,7 +167,7 @@ impl DieselStore {
             readers,
             engine,
             writer,
-            votes,
+            batches,
             target,
             events_committed: None,
             read_cache,
@@ -191,7 +191,7 @@ impl DieselStore {
             engine: self.engine,
             writer: self.writer.clone(),
             // A queue of its own: a batch runs with the pool of the store that queued it.
-            votes: self.votes.as_ref().map(|_| repos::feedback::vote_batcher()),
+            batches: self.own_batches(),
             target: self.target.clone(),
             events_committed: self.events_committed.clone(),
             read_cache: self.read_cache.clone(),
@@ -205,8 +205,16 @@ impl DieselStore {
     pub fn on_events_committed(mut self, callback: EventsCommitted) -> Self {
         self.events_committed = Some(callback);
         // A queue of its own, so its batches call this callback and no other store's.
-        self.votes = self.votes.as_ref().map(|_| repos::feedback::vote_batcher());
+        self.batches = self.own_batches();
         self
+    }
+
+    /// Queues of its own for a store with settings of its own, so its batches run with them
+    /// and not another store's.
+    fn own_batches(&self) -> Option<Arc<repos::feedback::Batches>> {
+        self.batches
+            .as_ref()
+            .map(|_| Arc::new(repos::feedback::Batches::new()))
     }
 
     /// Runs the embedded migrations not yet applied; returns their versions, oldest first.

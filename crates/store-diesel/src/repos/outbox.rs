@@ -171,6 +171,11 @@ impl<'a> EventColumns<'a> {
         }
     }
 
+    /// Whether no event was added.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.owner.is_empty()
+    }
+
     /// Adds `event`, written if the write numbered `owner` goes in; events are written in the
     /// order added, so `seq` keeps it. `false` for an event that notifies followers: their
     /// notifications take statements of their own.

@@ -23,13 +23,13 @@ use sounding_domain::{
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome, VoteState},
     ids::{FeedbackCommentId, FeedbackId, SubscriberId, TagId, TeamId},
     page::Paged,
-    ports::{Conflict, FeedbackStore, StoreResult},
+    ports::{FeedbackStore, StoreResult},
     timestamp::Timestamp,
     DomainError, Entity,
 };
 
-use self::cast::QueuedVote;
-pub(crate) use self::cast::{vote_batcher, VoteBatcher};
+use self::cast::{QueuedVote, VoteBatcher};
+use self::insert::{ItemBatcher, QueuedItem};
 use self::rows::{follow, followers, unfollow, CommentRow, FeedbackRow, VoteRow};
 use self::view::Pick;
 use super::{
@@ -44,12 +44,29 @@ use crate::{
     connection::DbConnection,
     edits::locked,
     error::{DbError, DbResult},
+    failed,
     one_of::one_of,
     raw_sql::{add_to_count, KeptCount, RawSql},
     schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
     tx::{self, write_tx},
     DieselStore,
 };
+
+/// PostgreSQL only: the writes cast together while others of their kind run (`batch`).
+pub(crate) struct Batches {
+    votes: VoteBatcher,
+    items: ItemBatcher,
+}
+
+impl Batches {
+    /// Empty queues: a store with settings of its own needs its own (`batch`).
+    pub(crate) fn new() -> Self {
+        Self {
+            votes: cast::vote_batcher(),
+            items: insert::item_batcher(),
+        }
+    }
+}
 
 /// The item's current vote count if it exists in the team, its row locked as asked on
 /// PostgreSQL.
@@ -195,36 +212,21 @@ impl FeedbackStore for DieselStore {
         tags: &[TagId],
         events: &[NewEvent],
     ) -> StoreResult<()> {
-        let events = events.to_vec();
-        let row = FeedbackRow::new_item(feedback);
+        let row = FeedbackRow::new_item(feedback).map_err(failed)?;
         let mut tags: Vec<String> = tags.iter().map(ToString::to_string).collect();
         tags.sort();
         tags.dedup();
-        self.run(move |conn| {
-            let row = row?;
-            if let (DbConnection::Postgresql(inner), true) = (&mut *conn, tags.is_empty()) {
-                if insert::insert_in_one_statement(inner, &row, &events)? {
-                    return Ok(());
-                }
+        match &self.batches {
+            Some(batches) if QueuedItem::fits(&tags, events) => {
+                let queued = QueuedItem::new(row, events);
+                self.noted(batches.items.submit(self, queued).await)
             }
-            write_tx(conn, |conn| {
-                // Key-share locked on PostgreSQL, so none can be deleted before the commit.
-                if known_tags(conn, &row.team_id, &tags)? != tags.len() as i64 {
-                    return Err(DbError::Conflict(Conflict::FeedbackTag));
-                }
-                // A taken url id violates `feedback_team_id_url_id_key`, reported as
-                // `feedback_url_id`; the rollback leaves nothing behind.
-                diesel::insert_into(feedback::table)
-                    .values(&row)
-                    .execute(conn)?;
-                if !tags.is_empty() {
-                    curation::retag(conn, &row.team_id, &row.id, &tags)?;
-                }
-                follow(conn, &row.team_id, &row.id, &row.creator_id, row.created_at)?;
-                insert_events(conn, &events)
-            })
-        })
-        .await
+            _ => {
+                let events = events.to_vec();
+                self.run(move |conn| insert::insert_alone(conn, &row, &tags, &events))
+                    .await
+            }
+        }
     }
 
     async fn feedback(&self, team: TeamId, id: FeedbackId) -> StoreResult<Option<FeedbackView>> {
@@ -360,8 +362,10 @@ impl FeedbackStore for DieselStore {
         events: &[NewEvent],
     ) -> StoreResult<VoteOutcome> {
         let queued = QueuedVote::new(&team.to_string(), vote, access, events);
-        match &self.votes {
-            Some(votes) if queued.batches() => self.noted(votes.submit(self, queued).await),
+        match &self.batches {
+            Some(batches) if queued.batches() => {
+                self.noted(batches.votes.submit(self, queued).await)
+            }
             _ => self.run(move |conn| cast::cast_alone(conn, &queued)).await,
         }
     }

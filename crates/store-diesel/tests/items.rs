@@ -1,0 +1,169 @@
+//! New items created at once. On PostgreSQL the items that arrive while others are being
+//! inserted go in together, in one statement (`batch`, `repos/feedback/insert.rs`); on SQLite
+//! the writer thread groups them in one transaction. Either way each item must get its own
+//! outcome, its creator's follow, its kept counts and its events in order, exactly as if
+//! created alone, and an item whose url id is taken must fail alone.
+
+mod support;
+
+use std::collections::HashMap;
+
+use sounding_domain::{
+    event::{EventKind, NewEvent},
+    feedback::Feedback,
+    ids::{FeedbackId, TeamId},
+    ports::{Conflict, FeedbackStore, OutboxStore, StoreError, StoreResult},
+};
+use sounding_store_diesel::{DieselStore, Engine};
+use sounding_tests::fixtures::{self, event, stored_board, subscriber, t0};
+use support::{
+    counted::{postgres, sqlite},
+    on_every_engine, statements_of, team, Env,
+};
+
+on_every_engine!(items_created_at_once_each_get_their_own_outcome_follow_counts_and_events);
+
+/// An item as the public create makes it, with its two events (numbered `2n`, `2n + 1`).
+fn new_item(team: TeamId, item: Feedback, n: i64) -> (Feedback, Vec<NewEvent>) {
+    let events = vec![
+        event(team, EventKind::NewFeedback, t0(), 2 * n),
+        event(team, EventKind::FeedbacksCreate, t0(), 2 * n + 1),
+    ];
+    (item, events)
+}
+
+/// Creates `items` at once: each item with its outcome.
+async fn create_at_once(
+    store: &DieselStore,
+    items: Vec<(Feedback, Vec<NewEvent>)>,
+) -> Vec<(Feedback, StoreResult<()>)> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for (item, events) in items {
+        let store = store.clone();
+        tasks.spawn(async move {
+            let outcome = store.insert_feedback(&item, &[], &events).await;
+            (item, outcome)
+        });
+    }
+    tasks.join_all().await
+}
+
+async fn items_created_at_once_each_get_their_own_outcome_follow_counts_and_events(env: Env) {
+    let store = env.store.as_ref().clone();
+    let a = team(&store, "a").await;
+    let board = stored_board(&store, a, "ideas", 1).await.id;
+    let mut creators = Vec::new();
+    for i in 0..8 {
+        creators.push(subscriber(&store, a, &format!("creator{i}@example.com")).await);
+    }
+    let taken = "taken-url";
+    let before = fixtures::feedback(a, Some(board), creators[0].id, taken, t0());
+    store.insert_feedback(&before, &[], &[]).await.unwrap();
+
+    // First 40 items on the board (every fourth unpublished, as moderation holds it) and 4
+    // without a board; then, with 8 more, two that share a url id and one whose url id an item
+    // already has.
+    let mut first = Vec::new();
+    for n in 0..44 {
+        let on_board = (n < 40).then_some(board);
+        let creator = creators[n as usize % creators.len()].id;
+        let mut item = fixtures::feedback(a, on_board, creator, &format!("url-{n}"), t0());
+        if n % 4 == 3 {
+            item.published_at = None;
+        }
+        first.push(new_item(a, item, n));
+    }
+    let mut then = Vec::new();
+    for n in 44..52 {
+        let creator = creators[n as usize % creators.len()].id;
+        let item = fixtures::feedback(a, Some(board), creator, &format!("url-{n}"), t0());
+        then.push(new_item(a, item, n));
+    }
+    for (n, url_id) in [(52, "twice"), (53, "twice"), (54, taken)] {
+        let item = fixtures::feedback(a, Some(board), creators[1].id, url_id, t0());
+        then.push(new_item(a, item, n));
+    }
+    let sent = first.len() + then.len();
+
+    let (mut outcomes, statements) =
+        statements_of(&[&a.to_string()], create_at_once(&store, first)).await;
+    // PostgreSQL created them in batches: fewer statements than items.
+    if store.engine() == Engine::Postgres {
+        assert!(
+            statements < 44,
+            "{statements} statements for 44 items: none were created together"
+        );
+    }
+    outcomes.extend(create_at_once(&store, then).await);
+
+    // Every item went in but one of the pair and the one whose url id was taken, which
+    // failed with the url id's conflict (and wrote nothing: counted below).
+    let mut stored: HashMap<FeedbackId, Feedback> = HashMap::new();
+    let mut refused = Vec::new();
+    for (item, outcome) in outcomes {
+        match outcome {
+            Ok(()) => {
+                stored.insert(item.id, item);
+            }
+            Err(StoreError::Conflict(Conflict::FeedbackUrlId)) => refused.push(item.url_id),
+            Err(other) => panic!("item {} failed: {other}", item.url_id),
+        }
+    }
+    refused.sort();
+    assert_eq!(refused, [taken, "twice"]);
+    assert_eq!(stored.len(), 53);
+    for item in stored.values() {
+        let read = store.feedback(a, item.id).await.unwrap().expect("stored");
+        assert_eq!(&read.feedback, item);
+    }
+
+    // Each stored item's follow, its counts and its two events, in order.
+    let count = |sql: String| env.count(&sql);
+    assert_eq!(
+        count(format!(
+            "SELECT COUNT(*) AS n FROM feedback_follows WHERE team_id = '{a}'"
+        )),
+        54,
+        "one follow per stored item, the one stored before included"
+    );
+    for item in stored.values() {
+        assert_eq!(
+            count(format!(
+                "SELECT COUNT(*) AS n FROM feedback_follows WHERE feedback_id = '{}' \
+                 AND subscriber_id = '{}'",
+                item.id, item.creator_id
+            )),
+            1,
+            "the creator follows {}",
+            item.url_id
+        );
+    }
+    let on_board = stored.values().filter(|i| i.board_id.is_some()).count();
+    let public = stored
+        .values()
+        .filter(|i| i.board_id.is_some() && i.published_at.is_some())
+        .count();
+    // With the item stored before.
+    let sum = |table: &str| {
+        count(format!(
+            "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM {table} \
+             WHERE board_id = '{board}'"
+        ))
+    };
+    assert_eq!(sum("feedback_board_counts"), on_board as i64 + 1);
+    assert_eq!(sum("feedback_public_counts"), public as i64 + 1);
+
+    let events = store.events(a).await.unwrap();
+    assert_eq!(events.len(), 2 * stored.len(), "two events per stored item");
+    let mut position: HashMap<i64, usize> = HashMap::new();
+    for (at, event) in events.iter().enumerate() {
+        position.insert(event.payload["data"]["n"].as_i64().unwrap(), at);
+    }
+    for n in 0..sent as i64 {
+        match (position.get(&(2 * n)), position.get(&(2 * n + 1))) {
+            (Some(first), Some(second)) => assert!(first < second, "item {n}'s events"),
+            (None, None) => {}
+            other => panic!("item {n} has one event of two: {other:?}"),
+        }
+    }
+}
