@@ -1,5 +1,5 @@
-//! The hottest reads (a key's grant, an item, a board's list, a topic and its threads)
-//! remembered until the database changes, whoever changes it.
+//! The hottest reads (a key's grant, a team, a board, an item, a board's list, a topic and its
+//! threads) remembered until the database changes, whoever changes it.
 //!
 //! On SQLite, SQLite counts commits for us: `PRAGMA data_version` answers a different number on a
 //! connection once any other connection, of this process or another (the `sounding` admin
@@ -40,10 +40,12 @@ use diesel::{
 use quick_cache::{sync::Cache, Weighter};
 use sounding_domain::{
     api_key::ApiKeyGrant,
+    board::BoardView,
     feedback::{FeedbackQuery, FeedbackView},
-    ids::{FeedbackId, TeamId, TopicId},
+    ids::{BoardId, FeedbackId, TeamId, TopicId},
     page::Paged,
     subscriber::SubscriberRef,
+    team::Team,
     topic::TopicView,
     topic_comment::{CommentThread, ThreadQuery, TopicCommentView},
     Timestamp,
@@ -70,6 +72,8 @@ pub(crate) struct ReadCache {
     /// The count the previous ask got, for `Asked::quiet`.
     last_version: AtomicI64,
     pub(crate) keys: Memo<String, Option<ApiKeyGrant>>,
+    pub(crate) teams: Memo<TeamId, Option<Team>>,
+    pub(crate) boards: Memo<(TeamId, BoardId), Option<BoardView>>,
     pub(crate) items: Memo<(TeamId, FeedbackId), Option<FeedbackView>>,
     pub(crate) lists: Memo<(TeamId, FeedbackQuery), Paged<FeedbackView>>,
     pub(crate) topics: Memo<(TeamId, TopicId), Option<TopicView>>,
@@ -133,6 +137,8 @@ impl ReadCache {
             versions,
             last_version: AtomicI64::new(Version::MIN),
             keys: Memo::of(&answers, Kind::Key),
+            teams: Memo::of(&answers, Kind::Team),
+            boards: Memo::of(&answers, Kind::Board),
             items: Memo::of(&answers, Kind::Item),
             lists: Memo::of(&answers, Kind::List),
             topics: Memo::of(&answers, Kind::Topic),
@@ -247,6 +253,8 @@ impl Answers {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Kind {
     Key,
+    Team,
+    Board,
     Item,
     List,
     Topic,
@@ -363,6 +371,8 @@ macro_rules! kept_as_is {
 
 kept_as_is!(
     Option<ApiKeyGrant>,
+    Option<Team>,
+    Option<BoardView>,
     Paged<FeedbackView>,
     Option<TopicView>,
     Paged<CommentThread>,
@@ -452,6 +462,24 @@ impl Weight for ApiKeyGrant {
     fn weight(&self) -> u64 {
         let key = &self.key;
         256 + bytes(&key.prefix) + bytes(&key.key_hash) + key.name.as_deref().map_or(0, bytes)
+    }
+}
+
+impl Weight for Team {
+    fn weight(&self) -> u64 {
+        160 + bytes(&self.name)
+            + bytes(&self.subdomain)
+            + self.portal_sign_in_url.as_deref().map_or(0, bytes)
+    }
+}
+
+impl Weight for BoardView {
+    fn weight(&self) -> u64 {
+        let b = &self.board;
+        192 + bytes(&b.name)
+            + bytes(&b.slug)
+            + bytes(&b.description)
+            + b.meta.color.as_deref().map_or(0, bytes)
     }
 }
 

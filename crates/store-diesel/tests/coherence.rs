@@ -9,10 +9,10 @@ use diesel::{Connection, PgConnection, RunQueryDsl};
 use sounding_domain::{
     access::Role,
     api_key::{ApiKey, ApiKeyGrant},
-    ports::AccessStore,
+    ports::{AccessStore, BoardStore, FeedbackStore, TeamStore},
 };
 use sounding_store_diesel::DieselStore;
-use sounding_tests::fixtures::{stored_team, t0, TeamFixture};
+use sounding_tests::fixtures::{self, stored_board, stored_team, subscriber, t0, TeamFixture};
 
 /// Two instances on one fresh database, and a team made through the first.
 async fn two_instances() -> Option<(DieselStore, DieselStore, TeamFixture, String)> {
@@ -136,4 +136,73 @@ async fn a_broken_link_reads_the_database_until_it_is_back() {
         .await
         .unwrap()
         .is_none());
+}
+
+/// A team and a board are remembered too: a change of either through one instance, and an item
+/// that changes the board's count, is read through the other at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_team_and_a_board_changed_through_one_instance_are_read_through_the_other_at_once() {
+    let Some((first, second, team, _url)) = two_instances().await else {
+        return;
+    };
+    let id = team.team.id;
+    let board = stored_board(&first, id, "ideas", 1).await;
+    let creator = subscriber(&first, id, "creator@example.com").await.id;
+    for round in 0..10 {
+        // Remembered by the second instance (the first read finds the database just changed).
+        for _ in 0..3 {
+            second.team(id).await.unwrap().unwrap();
+            second.board(id, board.id).await.unwrap().unwrap();
+        }
+        let name = format!("Team {round}");
+        let renamed = name.clone();
+        first
+            .edit_team(
+                id,
+                Box::new(move |team| {
+                    team.name = renamed;
+                    Ok(Vec::new())
+                }),
+            )
+            .await
+            .unwrap();
+        assert_eq!(second.team(id).await.unwrap().unwrap().name, name);
+
+        let slug = format!("ideas-{round}");
+        let reslugged = slug.clone();
+        first
+            .edit_board(
+                id,
+                board.id,
+                Box::new(move |view| {
+                    view.board.slug = reslugged;
+                    Ok(Vec::new())
+                }),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            second
+                .board(id, board.id)
+                .await
+                .unwrap()
+                .unwrap()
+                .board
+                .slug,
+            slug
+        );
+
+        let item = fixtures::feedback(id, Some(board.id), creator, &slug, t0());
+        first.insert_feedback(&item, &[], &[]).await.unwrap();
+        assert_eq!(
+            second
+                .board(id, board.id)
+                .await
+                .unwrap()
+                .unwrap()
+                .feedback_count,
+            round + 1,
+            "round {round}: the other instance counts the new item"
+        );
+    }
 }

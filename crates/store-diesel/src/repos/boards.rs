@@ -229,9 +229,14 @@ impl BoardStore for DieselStore {
     }
 
     async fn board(&self, team: TeamId, id: BoardId) -> StoreResult<Option<BoardView>> {
+        let key = (team, id);
         let (team, id) = (team.to_string(), id.to_string());
-        self.run_read_one(move |conn| read_board(conn, &team, &id))
-            .await
+        self.run_read_cached(
+            |cache| &cache.boards,
+            Some(key),
+            move |conn| read_board(conn, &team, &id),
+        )
+        .await
     }
 
     async fn board_slug_taken(&self, team: TeamId, slug: &str) -> StoreResult<bool> {

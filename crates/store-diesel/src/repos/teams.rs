@@ -123,9 +123,14 @@ impl TeamStore for DieselStore {
     }
 
     async fn team(&self, id: TeamId) -> StoreResult<Option<Team>> {
+        let key = id;
         let id = id.to_string();
-        self.run_read_one(move |conn| read_team(conn, Key::Id(id)))
-            .await
+        self.run_read_cached(
+            |cache| &cache.teams,
+            Some(key),
+            move |conn| read_team(conn, Key::Id(id)),
+        )
+        .await
     }
 
     async fn team_by_subdomain(&self, subdomain: &str) -> StoreResult<Option<Team>> {
