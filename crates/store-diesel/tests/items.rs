@@ -152,6 +152,16 @@ async fn items_created_at_once_each_get_their_own_outcome_follow_counts_and_even
     };
     assert_eq!(sum("feedback_board_counts"), on_board as i64 + 1);
     assert_eq!(sum("feedback_public_counts"), public as i64 + 1);
+    // The list's counts, by listing (0 published, 1 held for moderation).
+    let unpublished = stored.values().filter(|i| i.published_at.is_none()).count() as i64;
+    let listed = |listing: i64| {
+        count(format!(
+            "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) AS n FROM feedback_counts \
+             WHERE team_id = '{a}' AND listing = {listing}"
+        ))
+    };
+    assert_eq!(listed(0), stored.len() as i64 - unpublished + 1);
+    assert_eq!(listed(1), unpublished);
 
     let events = store.events(a).await.unwrap();
     assert_eq!(events.len(), 2 * stored.len(), "two events per stored item");

@@ -1,0 +1,1 @@
+-- Nothing on SQLite (see up.sqlite.sql).

@@ -1,0 +1,1 @@
+-- Nothing on SQLite: its triggers stay per row (one writer; see up.postgres.sql).
