@@ -27,7 +27,9 @@ use sounding_domain::ports::{StoreError, StoreResult};
 use tokio::sync::oneshot;
 use tracing::Instrument;
 
-use crate::{connection::DbConnection, error::DbResult, failed, DieselStore};
+use diesel::PgConnection;
+
+use crate::{connection::DbConnection, error::DbResult, failed, tx, DieselStore};
 
 /// Batches running at once per kind. One: the writes that arrive meanwhile make the next
 /// batch, and fewer, larger batches cost the engine less (S4 on PostgreSQL: two at once made
@@ -40,6 +42,34 @@ const MAX_BATCH: usize = 64;
 
 /// Runs a batch on one connection: the outcome of each write, in the order given.
 pub(crate) type RunBatch<I, O> = fn(&mut DbConnection, Vec<I>) -> Vec<DbResult<O>>;
+
+/// Runs `writes` by `together`, one PostgreSQL statement for them all (each write's outcome, in
+/// order). Should that statement fail, PostgreSQL kept nothing of it, and each write runs again
+/// by `alone`, so a write that cannot go in fails alone. On SQLite, which queues no batches,
+/// each write runs `alone`.
+pub(crate) fn together_or_alone<I, O>(
+    conn: &mut DbConnection,
+    writes: &[I],
+    together: impl FnOnce(&mut PgConnection, &[I]) -> DbResult<Vec<O>>,
+    alone: impl Fn(&mut DbConnection, &I) -> DbResult<O>,
+) -> Vec<DbResult<O>> {
+    let outcomes = match conn {
+        DbConnection::Postgresql(pg) => tx::one_statement(pg, |pg| together(pg, writes)),
+        _ => return writes.iter().map(|write| alone(conn, write)).collect(),
+    };
+    match outcomes {
+        Ok(outcomes) => outcomes.into_iter().map(Ok).collect(),
+        Err(error) if writes.len() == 1 => vec![Err(error)],
+        Err(error) => {
+            tracing::debug!(
+                ?error,
+                writes = writes.len(),
+                "a batch failed: running its writes one by one"
+            );
+            writes.iter().map(|write| alone(conn, write)).collect()
+        }
+    }
+}
 
 /// The queue of one kind of write. Clones share it.
 pub(crate) struct Batcher<I, O> {

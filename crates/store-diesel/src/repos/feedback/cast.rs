@@ -26,7 +26,7 @@ use time::PrimitiveDateTime;
 
 use super::{add_votes, lock_item, reach, reach_sql, rows::VoteRow};
 use crate::{
-    batch::Batcher,
+    batch::{self, Batcher},
     connection::{per_backend, DbConnection},
     error::DbResult,
     raw_sql::{Param, RawSql},
@@ -124,29 +124,14 @@ pub(crate) fn cast_alone(conn: &mut DbConnection, queued: &QueuedVote) -> DbResu
     })
 }
 
-/// Casts `votes` (PostgreSQL) in one statement, each vote with its own outcome. Should that
-/// statement fail, PostgreSQL kept nothing of it (its answer's columns cannot fail to read),
-/// and the votes are cast again one by one, so a vote that cannot go in fails alone.
+/// Casts `votes` (PostgreSQL) in one statement, each vote with its own outcome, or one by one
+/// should it fail, so a vote that cannot go in fails alone.
 fn cast_batch(conn: &mut DbConnection, votes: Vec<QueuedVote>) -> Vec<DbResult<VoteOutcome>> {
-    let together = match conn {
-        DbConnection::Postgresql(pg) if votes.iter().all(QueuedVote::batches) => {
-            tx::one_statement(pg, |pg| cast_many(pg, &votes))
-        }
-        // Not queued so (`QueuedVote::batches`, SQLite has no batches): cast as ever.
-        _ => return votes.iter().map(|vote| cast_alone(conn, vote)).collect(),
-    };
-    match together {
-        Ok(outcomes) => outcomes.into_iter().map(Ok).collect(),
-        Err(error) if votes.len() == 1 => vec![Err(error)],
-        Err(error) => {
-            tracing::debug!(
-                ?error,
-                votes = votes.len(),
-                "a batch of votes failed: casting them one by one"
-            );
-            votes.iter().map(|vote| cast_alone(conn, vote)).collect()
-        }
+    if !votes.iter().all(QueuedVote::batches) {
+        // Not queued so (`QueuedVote::batches`): cast as ever.
+        return votes.iter().map(|vote| cast_alone(conn, vote)).collect();
     }
+    batch::together_or_alone(conn, &votes, cast_many, cast_alone)
 }
 
 /// The statement of `cast_batch`: each vote's outcome, in order.

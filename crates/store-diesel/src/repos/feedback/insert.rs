@@ -22,7 +22,7 @@ use time::PrimitiveDateTime;
 
 use super::{curation, follow, known_tags, rows::FeedbackRow};
 use crate::{
-    batch::Batcher,
+    batch::{self, Batcher},
     connection::{per_backend, DbConnection},
     error::{DbError, DbResult},
     raw_sql::{FirstStep, Param, RawSql},
@@ -93,39 +93,16 @@ pub(super) fn insert_alone(
     })
 }
 
-/// Inserts `items` (PostgreSQL) in one statement. Should it fail (a url id taken, by another
-/// item or by one of the batch), PostgreSQL kept nothing of it, and the items are inserted
-/// again one by one, so an item that cannot go in fails alone.
+/// Inserts `items` (PostgreSQL) in one statement, or one by one should it fail (a url id
+/// taken, by another item or by one of the batch), so an item that cannot go in fails alone.
 fn insert_batch(conn: &mut DbConnection, items: Vec<QueuedItem>) -> Vec<DbResult<()>> {
-    let together = match conn {
-        DbConnection::Postgresql(pg) => tx::one_statement(pg, |pg| insert_many(pg, &items)),
-        // SQLite has no batches: inserted as ever.
-        _ => {
-            return items
-                .iter()
-                .map(|item| insert_alone(conn, &item.row, &[], &item.events))
-                .collect()
-        }
-    };
-    match together {
-        Ok(()) => items.iter().map(|_| Ok(())).collect(),
-        Err(error) if items.len() == 1 => vec![Err(error)],
-        Err(error) => {
-            tracing::debug!(
-                ?error,
-                items = items.len(),
-                "a batch of new items failed: inserting them one by one"
-            );
-            items
-                .iter()
-                .map(|item| insert_alone(conn, &item.row, &[], &item.events))
-                .collect()
-        }
-    }
+    batch::together_or_alone(conn, &items, insert_many, |conn, item| {
+        insert_alone(conn, &item.row, &[], &item.events)
+    })
 }
 
-/// The statement of `insert_batch`.
-fn insert_many(conn: &mut PgConnection, items: &[QueuedItem]) -> DbResult<()> {
+/// The statement of `insert_batch`: every item goes in, or none.
+fn insert_many(conn: &mut PgConnection, items: &[QueuedItem]) -> DbResult<Vec<()>> {
     let mut many = InsertMany {
         items: ItemColumns::default(),
         events: EventColumns::new(),
@@ -145,7 +122,7 @@ fn insert_many(conn: &mut PgConnection, items: &[QueuedItem]) -> DbResult<()> {
     if wrote_events {
         outbox::wrote_events();
     }
-    Ok(())
+    Ok(vec![(); items.len()])
 }
 
 /// Inserts the item in one statement; `false`, having written nothing, when its events
