@@ -9,9 +9,8 @@
 //! What stays true:
 //! - A caller is answered after its batch's statement committed, and after the read cache
 //!   announced it (`DieselStore::run_unnoted`), as any write: a reply still means committed.
-//! - Each write gets its own outcome. The batch function decides how a failure is shared;
-//!   the votes' casts them again one by one when the batch statement fails
-//!   (`repos/feedback/cast.rs`), so one write that cannot go in never fails the others.
+//! - Each write gets its own outcome. When a batch statement fails, its writes run again one
+//!   by one (`together_or_alone`), so one write that cannot go in never fails the others.
 //! - A batch runs with the store that queued its first write (its pool, its wake-up call for
 //!   the webhook worker, its read cache), so every store with settings of its own has a queue
 //!   of its own (`DieselStore::on_events_committed`, `with_own_pool`), and in that write's

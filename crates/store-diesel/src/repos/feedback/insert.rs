@@ -254,17 +254,15 @@ impl<'a> ItemColumns<'a> {
 }
 
 impl QueryFragment<Pg> for InsertMany<'_> {
-    // The steps of `insert_in_one_statement`, for many items. The items go in ordered by the
-    // count slot their id hashes to (`hashtext(id) & 15`, migration `count_slots`), so the
-    // count triggers take the slot rows in the order a lone create does, and a batch and a
-    // concurrent write of the same counts do not wait for each other in a circle.
+    // The steps of `insert_in_one_statement`, for many items. Their counts are kept by one
+    // statement trigger, which takes the count rows in key order (migration
+    // `2026-12-05-000001_insert_counts_per_statement`).
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("WITH input AS (SELECT * FROM ");
         self.items.walk_unnest(&mut out)?;
         out.push_sql(&format!(
             "), item AS (INSERT INTO feedback ({ITEM_COLUMNS}, vote_count, comment_count) \
-             SELECT {ITEM_COLUMNS}, 0, 0 FROM input ORDER BY hashtext(id) & 15, ord \
-             RETURNING id), \
+             SELECT {ITEM_COLUMNS}, 0, 0 FROM input RETURNING id), \
              follow AS (INSERT INTO feedback_follows (feedback_id, subscriber_id, team_id, \
              created_at) SELECT i.id, i.creator_id, i.team_id, i.created_at \
              FROM input i JOIN item ON item.id = i.id)"

@@ -52,7 +52,7 @@ use crate::{
     DieselStore,
 };
 
-/// PostgreSQL only: the writes cast together while others of their kind run (`batch`).
+/// PostgreSQL only: the queues of writes run together while others of their kind run (`batch`).
 pub(crate) struct Batches {
     votes: VoteBatcher,
     items: ItemBatcher,
