@@ -113,7 +113,7 @@ fn insert_many(conn: &mut PgConnection, items: &[QueuedItem]) -> DbResult<Vec<()
             let written = many.events.push(ord, event);
             debug_assert!(
                 written,
-                "`QueuedItem::new` takes only events one statement writes"
+                "`QueuedItem::fits` lets in only events one statement writes"
             );
         }
     }
