@@ -207,6 +207,7 @@ port_contract!(
         subscribing_the_same_target_and_event_again_returns_the_first_subscription,
         concurrent_identical_subscribes_make_one_subscription,
         fan_out_makes_one_delivery_per_matching_subscription_once,
+        an_event_nobody_wants_when_written_is_never_fanned_out_and_goes_with_retention,
         leases_carry_body_and_secret_and_exclude_others_until_they_expire,
         leases_take_the_earliest_due_first_up_to_the_limit,
         attempts_move_deliveries_through_retry_delivered_and_failed,

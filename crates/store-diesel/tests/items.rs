@@ -12,7 +12,7 @@ use sounding_domain::{
     event::{EventKind, NewEvent},
     feedback::{Feedback, FeedbackStatus},
     ids::{FeedbackId, TeamId},
-    ports::{Conflict, FeedbackStore, OutboxStore, StoreError, StoreResult},
+    ports::{Conflict, FeedbackStore, OutboxStore, StoreError, StoreResult, WebhookStore},
 };
 use sounding_store_diesel::{DieselStore, Engine};
 use sounding_tests::fixtures::{self, event, stored_board, subscriber, t0};
@@ -59,6 +59,9 @@ async fn items_created_at_once_each_get_their_own_outcome_follow_counts_and_even
     for i in 0..8 {
         creators.push(subscriber(&store, a, &format!("creator{i}@example.com")).await);
     }
+    // Someone wants the new items' `new_feedback` events; nobody their `feedbacks.create`.
+    let hook = fixtures::webhook(a, EventKind::NewFeedback, "https://hook.example/", t0());
+    store.insert_webhook(&hook).await.unwrap();
     let taken = "taken-url";
     let before = fixtures::feedback(a, Some(board), creators[0].id, taken, t0());
     store.insert_feedback(&before, &[], &[]).await.unwrap();
@@ -179,6 +182,18 @@ async fn items_created_at_once_each_get_their_own_outcome_follow_counts_and_even
             other => panic!("item {n} has one event of two: {other:?}"),
         }
     }
+    // The events nobody wanted were written fanned out (when they occurred); the wanted ones
+    // wait for the webhook worker.
+    let waiting = |kind: EventKind| {
+        count(format!(
+            "SELECT COUNT(*) AS n FROM outbox_events WHERE team_id = '{a}' AND event = '{}' \
+             AND dispatched_at IS NULL",
+            kind.as_str()
+        ))
+    };
+    assert_eq!(waiting(EventKind::NewFeedback), stored.len() as i64);
+    assert_eq!(waiting(EventKind::FeedbacksCreate), 0);
+    assert_eq!(store.fan_out(t0(), 500).await.unwrap(), stored.len());
 }
 
 /// Items published, given another status and moved to another board while new items are being

@@ -12,7 +12,7 @@ use sounding_domain::{
     feedback::Feedback,
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome},
     ids::{FeedbackId, FeedbackVoteId, SubscriberId, TeamId},
-    ports::FeedbackStore,
+    ports::{FeedbackStore, WebhookStore},
 };
 use sounding_store_diesel::{DieselStore, Engine};
 use sounding_tests::fixtures::{self, event, subscriber, t0};
@@ -202,6 +202,15 @@ async fn votes_cast_at_once_each_get_their_own_outcome_count_and_event(env: Env)
         )),
         34
     );
+    // Nobody subscribes to votes: each event was written fanned out, so none waits.
+    assert_eq!(
+        count(format!(
+            "SELECT COUNT(*) AS n FROM outbox_events WHERE team_id = '{a}' \
+             AND dispatched_at IS NULL"
+        )),
+        0
+    );
+    assert_eq!(store.fan_out(t0(), 500).await.unwrap(), 0);
 
     // PostgreSQL cast them in batches: fewer statements than votes.
     if store.engine() == Engine::Postgres {

@@ -84,9 +84,9 @@ struct State {
     topics: HashMap<TopicId, topics::TopicRow>,
     /// Events in append order.
     outbox: Vec<StoredEvent>,
-    /// When each event at the head of the outbox was fanned out: its length is how many are
-    /// (fan-out takes the oldest, so the fanned-out events are a prefix).
-    dispatched_at: Vec<sounding_domain::timestamp::Timestamp>,
+    /// When each event of the outbox (same index) was fanned out; `None` while it waits.
+    /// An event no subscription wants is written fanned out, as the diesel store does.
+    dispatched_at: Vec<Option<Timestamp>>,
     webhooks: HashMap<WebhookId, WebhookSubscription>,
     /// Deliveries, each with its lease (they outlive their subscription).
     deliveries: HashMap<DeliveryId, webhooks::DeliveryRow>,
@@ -143,13 +143,20 @@ impl State {
         for event in events {
             self.notify_followers(event);
         }
-        self.outbox.extend(events.iter().map(|e| StoredEvent {
-            id: e.id,
-            team_id: e.team_id,
-            kind: e.kind.as_str().to_owned(),
-            occurred_at: e.occurred_at,
-            payload: e.payload.to_value(),
-        }));
+        for e in events {
+            let wanted = self
+                .webhooks
+                .values()
+                .any(|w| w.team_id == e.team_id && w.event == e.kind);
+            self.dispatched_at.push((!wanted).then_some(e.occurred_at));
+            self.outbox.push(StoredEvent {
+                id: e.id,
+                team_id: e.team_id,
+                kind: e.kind.as_str().to_owned(),
+                occurred_at: e.occurred_at,
+                payload: e.payload.to_value(),
+            });
+        }
         if let (false, Some(callback)) = (events.is_empty(), &self.events_committed) {
             callback();
         }

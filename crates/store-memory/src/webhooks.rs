@@ -1,6 +1,6 @@
 //! `WebhookStore` in memory: subscriptions, and the deliveries fan-out makes of outbox events.
-//! Fan-out always takes the oldest events not yet fanned out, so the fanned-out events are a
-//! prefix of the outbox, and their fan-out times one list beside it. Leases and the time of
+//! Each outbox event's fan-out time is kept in a list beside the outbox (`None` while it
+//! waits); fan-out takes the oldest waiting events. Leases and the time of
 //! the last change live beside each delivery, out of the `Delivery` the port hands out.
 //! Retention prunes with the domain's rules (`sounding_domain::retention`).
 
@@ -144,16 +144,18 @@ impl WebhookStore for MemoryStore {
 
     async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize> {
         let mut s = self.state();
-        let start = s.dispatched_at.len();
         let take = usize::try_from(limit.max(0)).unwrap_or(usize::MAX);
-        let end = start.saturating_add(take).min(s.outbox.len());
+        let waiting: Vec<usize> = (0..s.outbox.len())
+            .filter(|&index| s.dispatched_at[index].is_none())
+            .take(take)
+            .collect();
         let mut existing: HashSet<(EventId, WebhookId)> = s
             .deliveries
             .values()
             .map(|row| (row.delivery.event_id, row.delivery.webhook_id))
             .collect();
         let mut new = Vec::new();
-        for event in &s.outbox[start..end] {
+        for event in waiting.iter().map(|&index| &s.outbox[index]) {
             let mut subscribers: Vec<&WebhookSubscription> = s
                 .webhooks
                 .values()
@@ -183,8 +185,10 @@ impl WebhookStore for MemoryStore {
                 },
             );
         }
-        s.dispatched_at.resize(end, now);
-        Ok(end - start)
+        for &index in &waiting {
+            s.dispatched_at[index] = Some(now);
+        }
+        Ok(waiting.len())
     }
 
     async fn lease_deliveries(&self, request: &LeaseRequest) -> StoreResult<Vec<LeasedDelivery>> {
@@ -377,9 +381,9 @@ impl WebhookStore for MemoryStore {
             .zip(&s.outbox)
             .enumerate()
             .filter(|(_, (at, event))| {
-                event_is_prunable(Some(**at), with_deliveries.contains(&event.id), before)
+                event_is_prunable(**at, with_deliveries.contains(&event.id), before)
             })
-            .map(|(index, (at, _))| (*at, index))
+            .filter_map(|(index, (at, _))| Some(((*at)?, index)))
             .collect();
         prunable.sort();
         prunable.truncate(limit);

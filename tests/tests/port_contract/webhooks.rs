@@ -264,6 +264,77 @@ pub async fn concurrent_identical_subscribes_make_one_subscription(store: Arc<dy
     }
 }
 
+pub async fn an_event_nobody_wants_when_written_is_never_fanned_out_and_goes_with_retention(
+    store: Arc<dyn Store>,
+) {
+    let team = stored_team(&*store, "acme").await.team.id;
+    let first = subscribed(
+        &*store,
+        team,
+        EventKind::NewFeedback,
+        "https://first.example/hook",
+    )
+    .await;
+    let wanted = appended(&*store, team, EventKind::NewFeedback, 1).await;
+    let unwanted = appended(&*store, team, EventKind::TopicsCreate, 2).await;
+    // Made while `wanted` waits for fan-out, which it then gets; `unwanted` it never gets.
+    let second = subscribed(
+        &*store,
+        team,
+        EventKind::NewFeedback,
+        "https://second.example/hook",
+    )
+    .await;
+    let topics = subscribed(
+        &*store,
+        team,
+        EventKind::TopicsCreate,
+        "https://topics.example/hook",
+    )
+    .await;
+
+    let now = at("2026-03-04T06:00:00.000Z");
+    assert_eq!(
+        store.fan_out(now, 100).await.unwrap(),
+        1,
+        "only the wanted one"
+    );
+    let made = all(&*store, team).await;
+    assert_eq!(made.len(), 2);
+    for w in [&first, &second] {
+        let d = delivery_of(&*store, team, wanted.id, w.id).await;
+        assert_eq!(d, fanned(&wanted, w, now, d.id));
+    }
+    assert!(made.iter().all(|d| d.webhook_id != topics.id));
+    assert_eq!(store.fan_out(now.plus_seconds(1), 100).await.unwrap(), 0);
+
+    // Fanned out when it occurred: one retention later it goes, with no delivery to keep it,
+    // while the wanted one stays for its deliveries.
+    assert_eq!(
+        store.prune_finished(t0(), 100).await.unwrap(),
+        Pruned::default()
+    );
+    let pruned = store
+        .prune_finished(t0().plus_seconds(1), 100)
+        .await
+        .unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            deliveries: 0,
+            events: 1
+        }
+    );
+    let left: Vec<EventId> = store
+        .events(team)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(left, vec![wanted.id], "{} was pruned", unwanted.id);
+}
+
 pub async fn fan_out_makes_one_delivery_per_matching_subscription_once(store: Arc<dyn Store>) {
     let team = stored_team(&*store, "acme").await.team.id;
     let other = stored_team(&*store, "other").await.team.id;
@@ -301,13 +372,13 @@ pub async fn fan_out_makes_one_delivery_per_matching_subscription_once(store: Ar
 
     let e1 = appended(&*store, team, EventKind::NewFeedback, 1).await;
     let e2 = appended(&*store, team, EventKind::TopicsCreate, 2).await;
-    // No subscriber for this name, in either team.
+    // No subscriber for this name, in either team: written fanned out, never taken.
     let e3 = appended(&*store, team, EventKind::FeedbacksUpdate, 3).await;
     let e4 = appended(&*store, other, EventKind::NewFeedback, 4).await;
     let _e5 = appended(&*store, other, EventKind::TopicsCreate, 5).await;
 
     let now = at("2026-03-04T06:00:00.000Z");
-    assert_eq!(store.fan_out(now, 100).await.unwrap(), 5);
+    assert_eq!(store.fan_out(now, 100).await.unwrap(), 3);
 
     let ours = all(&*store, team).await;
     assert_eq!(ours.len(), 3);
@@ -320,11 +391,11 @@ pub async fn fan_out_makes_one_delivery_per_matching_subscription_once(store: Ar
     let distinct: HashSet<DeliveryId> = ours.iter().chain(&theirs).map(|d| d.id).collect();
     assert_eq!(distinct.len(), 4, "every delivery has its own id");
 
-    // Idempotent: the events are marked, even the one nobody subscribed to.
+    // Idempotent: the events are marked.
     assert_eq!(store.fan_out(now.plus_seconds(1), 100).await.unwrap(), 0);
     assert_eq!(all(&*store, team).await, ours);
     assert_eq!(all(&*store, other).await, theirs);
-    // A subscription made after its event fanned out does not get it.
+    // A subscription made after its event was written, nobody wanting it, does not get it.
     let late = subscribed(
         &*store,
         team,
@@ -1336,7 +1407,8 @@ pub async fn pruning_deletes_only_finished_history_older_than_the_cutoff(store: 
     let recent = appended(&*store, team, EventKind::NewFeedbackVote, 5).await;
     let their_event = appended(&*store, other, EventKind::NewFeedback, 6).await;
     let fanned_at = at("2026-03-04T06:00:00.000Z");
-    assert_eq!(store.fan_out(fanned_at, 100).await.unwrap(), 6);
+    // All but `unsubscribed`, which nobody wanted and was written fanned out (at `t0`).
+    assert_eq!(store.fan_out(fanned_at, 100).await.unwrap(), 5);
     // Appended after the fan-out: not fanned out, however old it gets.
     let undispatched = appended(&*store, team, EventKind::NewFeedback, 7).await;
     assert_eq!(lease(&*store, "w", fanned_at).await.len(), 6);
@@ -1394,8 +1466,8 @@ pub async fn pruning_deletes_only_finished_history_older_than_the_cutoff(store: 
     )
     .await;
 
-    // Nothing finished before the cut-off (a cut-off at the fan-out itself): nothing goes.
-    let none = store.prune_finished(fanned_at, 100).await.unwrap();
+    // Nothing finished before the cut-off (a cut-off at the events' writing): nothing goes.
+    let none = store.prune_finished(t0(), 100).await.unwrap();
     assert_eq!(none, Pruned::default());
     assert_eq!(all(&*store, team).await.len(), 5);
 
@@ -1519,15 +1591,20 @@ pub async fn pruning_takes_at_most_the_limit_of_each_kind_oldest_first(store: Ar
         Pruned::default()
     );
 
-    // Events nobody subscribed to, fanned out one after the other: the oldest first too.
+    // Events nobody subscribed to, written fanned out one after the other (when they
+    // occurred): the oldest first too.
     let mut quiet = Vec::new();
     for n in 0..3 {
-        quiet.push(appended(&*store, team, EventKind::FeedbacksUpdate, 10 + n).await);
-        assert_eq!(
-            store.fan_out(fanned_at.plus_seconds(n), 100).await.unwrap(),
-            1
+        let e = event(
+            team,
+            EventKind::FeedbacksUpdate,
+            t0().plus_seconds(n),
+            10 + n,
         );
+        store.append_events(std::slice::from_ref(&e)).await.unwrap();
+        quiet.push(e);
     }
+    assert_eq!(store.fan_out(fanned_at, 100).await.unwrap(), 0);
     assert_eq!(
         store.prune_finished(cutoff, 2).await.unwrap(),
         Pruned {
@@ -1560,7 +1637,8 @@ pub async fn concurrent_prunes_delete_each_row_once(store: Arc<dyn Store>) {
     for n in 0..20 {
         appended(&*store, team, EventKind::FeedbacksUpdate, 100 + n).await;
     }
-    assert_eq!(store.fan_out(fanned_at, 500).await.unwrap(), 120);
+    // The 20 nobody wants were written fanned out.
+    assert_eq!(store.fan_out(fanned_at, 500).await.unwrap(), 100);
     let leased = lease(&*store, "w", fanned_at).await;
     assert_eq!(leased.len(), 100);
     for l in &leased {

@@ -29,7 +29,8 @@ pub trait WebhookStore: Send + Sync {
 
     /// Turns up to `limit` outbox events not yet fanned out (oldest first) into one pending
     /// delivery per subscription of the event's team and name, due at `now`, and marks the
-    /// events fanned out — one transaction. The number of events taken.
+    /// events fanned out — one transaction. The number of events taken. An event no
+    /// subscription wanted when it was written is never taken (`OutboxStore`).
     async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize>;
     /// Leases up to `request.limit` pending deliveries due by `request.now` whose lease is
     /// free or expired, to `request.owner` until `request.until()`. Two workers never get the

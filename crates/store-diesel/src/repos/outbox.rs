@@ -28,8 +28,7 @@ use crate::{
     DieselStore,
 };
 
-#[derive(Insertable)]
-#[diesel(table_name = outbox_events, treat_none_as_default_value = false)]
+/// An outbox row's values as its inserts bind them.
 struct NewEventRow<'a> {
     id: String,
     team_id: String,
@@ -91,16 +90,55 @@ pub(crate) fn noting_events<T>(operation: impl FnOnce() -> T) -> (T, bool) {
     (result, WROTE_EVENTS.with(|wrote| wrote.replace(false)))
 }
 
+/// The columns every outbox insert writes, in the order of [`selected_from`]'s list.
+const INSERTED_COLUMNS: &str =
+    "id, team_id, event, payload, occurred_at, created_at, dispatched_at";
+
+/// The select list of an outbox insert from the row source `r`, whose columns are named as
+/// the table's. `dispatched_at` is `NULL` (waiting for fan-out) when a subscription of the
+/// event's team wants its name, else when the event occurred: an event nobody wants is written
+/// already fanned out, so the webhook worker never takes and marks it (a second version of
+/// the row in every index), and retention counts from the use case's clock, as the memory
+/// store does. A subscription made after the event was written does not get it, as one made
+/// after its fan-out never did (docs/decisions.md).
+fn selected_from(r: &str) -> String {
+    format!(
+        "{r}.id, {r}.team_id, {r}.event, {r}.payload, {r}.occurred_at, {r}.created_at, \
+         CASE WHEN EXISTS (SELECT 1 FROM webhooks w WHERE w.team_id = {r}.team_id \
+         AND w.event = {r}.event) THEN NULL ELSE {r}.occurred_at END"
+    )
+}
+
+/// `row` as a one-row source `r` for [`selected_from`], appended to `sql`.
+fn push_row_source(sql: &mut RawSql, row: NewEventRow<'_>) {
+    sql.push("(SELECT ")
+        .text(row.id)
+        .push(" AS id, ")
+        .text(row.team_id)
+        .push(" AS team_id, ")
+        .text(row.event)
+        .push(" AS event, ")
+        .text(row.payload)
+        .push(" AS payload, ")
+        .param(Param::Timestamp(row.occurred_at))
+        .push(" AS occurred_at, ")
+        .param(Param::Timestamp(row.created_at))
+        .push(" AS created_at) r");
+}
+
 /// Writes `events` to the outbox on `conn`. Call it inside the write transaction of the change
 /// the events describe, so both commit or neither does. One row at a time keeps `seq` in the
 /// order given. An event carrying `notify` also writes its followers' notifications.
 pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbResult<()> {
     let created_at = written_now();
     for event in events {
-        let row = NewEventRow::new(event, created_at);
-        diesel::insert_into(outbox_events::table)
-            .values(&row)
-            .execute(conn)?;
+        let mut sql = RawSql::new();
+        sql.push(&format!(
+            "INSERT INTO outbox_events ({INSERTED_COLUMNS}) SELECT {} FROM ",
+            selected_from("r")
+        ));
+        push_row_source(&mut sql, NewEventRow::new(event, created_at));
+        sql.execute(conn)?;
         super::notifications::notify_followers(conn, event)?;
     }
     if !events.is_empty() {
@@ -122,24 +160,14 @@ pub(crate) fn event_steps(sql: &mut RawSql, events: &[NewEvent], after: &str) ->
     let created_at = written_now();
     let mut previous = after.to_owned();
     for (i, event) in events.iter().enumerate() {
-        let row = NewEventRow::new(event, created_at);
         let step = format!("event_{i}");
         sql.push(&format!(
-            ", {step} AS (INSERT INTO outbox_events (id, team_id, event, payload, occurred_at, \
-             created_at) SELECT "
-        ))
-        .text(row.id)
-        .push(", ")
-        .text(row.team_id)
-        .push(", ")
-        .text(row.event)
-        .push(", ")
-        .text(row.payload)
-        .push(", ")
-        .param(Param::Timestamp(row.occurred_at))
-        .push(", ")
-        .param(Param::Timestamp(row.created_at))
-        .push(&format!(" FROM {previous} RETURNING seq)"));
+            ", {step} AS (INSERT INTO outbox_events ({INSERTED_COLUMNS}) SELECT {} FROM \
+             {previous}, ",
+            selected_from("r")
+        ));
+        push_row_source(sql, NewEventRow::new(event, created_at));
+        sql.push(" RETURNING seq)");
         previous = step;
     }
     true
@@ -202,11 +230,12 @@ impl<'a> EventColumns<'a> {
         out: &mut AstPass<'_, 'b, Pg>,
     ) -> QueryResult<()> {
         out.push_sql(&format!(
-            ", {name} AS (INSERT INTO outbox_events (id, team_id, event, payload, occurred_at, \
-             created_at) SELECT e.id, e.team_id, e.event, e.payload, e.occurred_at, "
+            ", {name} AS (INSERT INTO outbox_events ({INSERTED_COLUMNS}) SELECT {} FROM \
+             (SELECT u.*, ",
+            selected_from("e")
         ));
         out.push_bind_param::<SqlTimestamp, _>(&self.created_at)?;
-        out.push_sql(" FROM unnest(");
+        out.push_sql(" AS created_at FROM unnest(");
         out.push_bind_param::<Array<BigInt>, _>(&self.owner)?;
         out.push_sql(", ");
         out.push_bind_param::<Array<Text>, _>(&self.id)?;
@@ -219,7 +248,7 @@ impl<'a> EventColumns<'a> {
         out.push_sql(", ");
         out.push_bind_param::<Array<SqlTimestamp>, _>(&self.occurred_at)?;
         out.push_sql(&format!(
-            ") WITH ORDINALITY AS e(owner, id, team_id, event, payload, occurred_at, n) \
+            ") WITH ORDINALITY AS u(owner, id, team_id, event, payload, occurred_at, n)) e \
              JOIN {written} ON {written}.ord = e.owner ORDER BY e.n RETURNING seq)"
         ));
         Ok(())

@@ -278,6 +278,19 @@ fn mark_dispatched_on_postgres(
     sql.execute(conn)
 }
 
+/// Whether any outbox event waits for fan-out, read without the write lock: events nobody
+/// wants are written fanned out (`outbox::selected_from`), so under steady writes of a team
+/// without webhooks most passes find none, and `fan_out`'s write transaction (on SQLite
+/// queued behind the clients' writes) would be for nothing. Through `outbox_events_pending_idx`.
+pub(super) fn any_waiting(conn: &mut DbConnection) -> DbResult<bool> {
+    let mut waiting = RawSql::new();
+    waiting.push(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM outbox_events \
+         WHERE dispatched_at IS NULL LIMIT 1) waiting",
+    );
+    Ok(count(&waiting, conn)? > 0)
+}
+
 /// Whether any delivery is due and free to lease, read without the write lock: under steady
 /// writes most passes find none, and on SQLite `lease`'s write transaction would queue behind
 /// the clients' writes for nothing. Same condition as `lease`, through the same index.

@@ -121,6 +121,10 @@ impl WebhookStore for DieselStore {
     }
 
     async fn fan_out(&self, now: Timestamp, limit: i64) -> StoreResult<usize> {
+        // As `lease_deliveries`' check: one statement, beside the writer, no transaction.
+        if limit <= 0 || !self.run_read_one(deliveries::any_waiting).await? {
+            return Ok(0);
+        }
         self.run(move |conn| worker_tx(conn, |conn| deliveries::fan_out(conn, now, limit)))
             .await
     }
