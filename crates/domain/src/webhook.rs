@@ -39,6 +39,14 @@ pub struct WebhookSubscription {
     pub created_at: Timestamp,
 }
 
+impl WebhookSubscription {
+    /// Whether it receives the event named `event` of `team`: fan-out makes it a delivery of
+    /// such an event, and an event no subscription wants is written fanned out.
+    pub fn wants(&self, team: TeamId, event: &str) -> bool {
+        self.team_id == team && self.event.as_str() == event
+    }
+}
+
 /// A new signing secret from the operating system's CSPRNG.
 pub fn new_secret() -> String {
     let mut key = [0u8; 32];

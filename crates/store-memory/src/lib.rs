@@ -147,7 +147,7 @@ impl State {
             let wanted = self
                 .webhooks
                 .values()
-                .any(|w| w.team_id == e.team_id && w.event == e.kind);
+                .any(|w| w.wants(e.team_id, e.kind.as_str()));
             self.dispatched_at.push((!wanted).then_some(e.occurred_at));
             self.outbox.push(StoredEvent {
                 id: e.id,

@@ -159,7 +159,7 @@ impl WebhookStore for MemoryStore {
             let mut subscribers: Vec<&WebhookSubscription> = s
                 .webhooks
                 .values()
-                .filter(|w| w.team_id == event.team_id && w.event.as_str() == event.kind)
+                .filter(|w| w.wants(event.team_id, &event.kind))
                 .collect();
             subscribers.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
             for webhook in subscribers {

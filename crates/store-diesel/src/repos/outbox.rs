@@ -131,12 +131,13 @@ fn push_row_source(sql: &mut RawSql, row: NewEventRow<'_>) {
 /// order given. An event carrying `notify` also writes its followers' notifications.
 pub(crate) fn insert_events(conn: &mut DbConnection, events: &[NewEvent]) -> DbResult<()> {
     let created_at = written_now();
+    let insert = format!(
+        "INSERT INTO outbox_events ({INSERTED_COLUMNS}) SELECT {} FROM ",
+        selected_from("r")
+    );
     for event in events {
         let mut sql = RawSql::new();
-        sql.push(&format!(
-            "INSERT INTO outbox_events ({INSERTED_COLUMNS}) SELECT {} FROM ",
-            selected_from("r")
-        ));
+        sql.push(&insert);
         push_row_source(&mut sql, NewEventRow::new(event, created_at));
         sql.execute(conn)?;
         super::notifications::notify_followers(conn, event)?;
