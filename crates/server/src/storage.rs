@@ -88,10 +88,11 @@ impl Storage {
         match self {
             Self::Database(store) => {
                 let store = store.clone();
-                let own = tokio::task::spawn_blocking(move || store.with_own_pool(connections))
-                    .await
-                    .map_err(|e| anyhow!("opening the webhook worker's pool panicked: {e}"))?
-                    .context("cannot open the webhook worker's database pool")?;
+                let own =
+                    tokio::task::spawn_blocking(move || store.for_webhook_worker(connections))
+                        .await
+                        .map_err(|e| anyhow!("opening the webhook worker's pool panicked: {e}"))?
+                        .context("cannot open the webhook worker's database pool")?;
                 Ok(Arc::new(own))
             }
             Self::Memory(store) => Ok(store.clone()),

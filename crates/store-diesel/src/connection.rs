@@ -149,6 +149,7 @@ impl Target {
 #[derive(Debug)]
 pub(crate) struct Manager {
     target: Target,
+    access: Access,
 }
 
 /// How long after its last use a pooled connection is handed out again without a ping. A
@@ -191,6 +192,10 @@ impl ManageConnection for Manager {
             Target::Postgres(url) => PgConnection::establish(url).and_then(|mut conn| {
                 conn.batch_execute(POSTGRES_SESSION)
                     .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                if self.access == Access::Bookkeeping {
+                    conn.batch_execute(POSTGRES_BOOKKEEPING_SESSION)
+                        .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                }
                 Ok(DbConnection::Postgresql(conn))
             }),
         }
@@ -223,6 +228,17 @@ impl ManageConnection for Manager {
 /// team, item or board key it is given, so the plan made once without the values is the one
 /// each value would get.
 const POSTGRES_SESSION: &str = "SET plan_cache_mode = force_generic_plan";
+
+/// Applied after `POSTGRES_SESSION` to each connection of a bookkeeping pool (the webhook
+/// worker's: fan-out, leases, attempt records; never a client's write). Its commits do not
+/// wait for the WAL flush: a durable commit costs an fsync, and a pass makes several in a
+/// row, which on a busy disk held deliveries ~2 s behind their events (`cargo xtask bench`,
+/// S7). Set once per session rather than per transaction, so that a bookkeeping write of one
+/// statement needs neither `BEGIN` nor `COMMIT` around a `SET LOCAL`. A crash of PostgreSQL
+/// itself may lose the last such commits; each loss only repeats work: the event is fanned
+/// out again (same transaction as its deliveries), or the delivery is sent again once its
+/// lease expires — delivery is at least once. Visibility to other sessions is unchanged.
+const POSTGRES_BOOKKEEPING_SESSION: &str = "SET synchronous_commit = off";
 
 /// Applied once to each new SQLite connection. `busy_timeout` comes first so that switching
 /// to WAL waits for a concurrent opener instead of failing; `foreign_keys` is off by default
@@ -282,6 +298,9 @@ impl CustomizeConnection<Pooled, r2d2::Error> for SqlitePragmas {
 pub(crate) enum Access {
     ReadWrite,
     ReadOnly,
+    /// Read-write, for the webhook worker's bookkeeping only: on PostgreSQL its sessions
+    /// commit without waiting for the WAL flush (`POSTGRES_BOOKKEEPING_SESSION`).
+    Bookkeeping,
 }
 
 /// Sends the pool's background connection failures to `tracing` (r2d2 would use `log`).
@@ -327,7 +346,7 @@ pub(crate) fn build_pool(
         Engine::Postgres => builder,
     };
     builder
-        .build(Manager { target })
+        .build(Manager { target, access })
         .map_err(|e| ConnectError::Open {
             engine,
             reason: e.to_string(),
@@ -580,6 +599,48 @@ mod tests {
                     .unwrap();
             assert_eq!(setting.value, "force_generic_plan");
         }
+    }
+
+    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server: only a bookkeeping pool's sessions
+    /// give up waiting for the WAL flush; a read-write pool's keep the server's setting
+    /// (durable by default; the test cluster turns it off server-wide, so what is compared is
+    /// where each session's value comes from).
+    #[test]
+    fn only_bookkeeping_sessions_commit_asynchronously_on_postgres() {
+        use diesel::{sql_types::Text, QueryableByName, RunQueryDsl};
+
+        #[derive(QueryableByName, Debug, PartialEq)]
+        struct Setting {
+            #[diesel(sql_type = Text)]
+            setting: String,
+            #[diesel(sql_type = Text)]
+            source: String,
+        }
+        let Some(url) = sounding_tests::pg::require_postgres() else {
+            return;
+        };
+        let synchronous_commit = |access| {
+            let pool = build_pool(
+                Target::Postgres(url.clone()),
+                &PoolOptions::default(),
+                access,
+            )
+            .unwrap();
+            let mut conn = pool.get().unwrap();
+            diesel::sql_query(
+                "SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'",
+            )
+            .get_result::<Setting>(&mut **conn)
+            .unwrap()
+        };
+        assert_eq!(
+            synchronous_commit(Access::Bookkeeping),
+            Setting {
+                setting: "off".into(),
+                source: "session".into()
+            }
+        );
+        assert_ne!(synchronous_commit(Access::ReadWrite).source, "session");
     }
 
     #[test]

@@ -78,7 +78,7 @@ pub struct DieselStore {
     writer: Option<Writer>,
     /// PostgreSQL only: votes and new items written together while others are (`batch`).
     batches: Option<Arc<repos::feedback::Batches>>,
-    /// What the pool connects to, for `with_own_pool`.
+    /// What the pool connects to, for `for_webhook_worker`.
     target: Target,
     /// Called after a transaction that wrote outbox events commits (see `on_events_committed`).
     events_committed: Option<EventsCommitted>,
@@ -176,17 +176,19 @@ impl DieselStore {
     }
 
     /// The same database through a pool of its own (at most `max_connections`), sharing this
-    /// store's SQLite writer thread. For a background task that must not queue for a connection
-    /// behind the HTTP requests: the webhook worker, whose pass takes several connections one
-    /// after another (on PostgreSQL under S7's load that wait held deliveries seconds behind
-    /// their events).
-    pub fn with_own_pool(&self, max_connections: u32) -> Result<DieselStore, ConnectError> {
+    /// store's SQLite writer thread, for the webhook worker: it must not queue for a connection
+    /// behind the HTTP requests (its pass takes several connections one after another; on
+    /// PostgreSQL under S7's load that wait held deliveries seconds behind their events). On
+    /// PostgreSQL that pool's sessions commit without waiting for the WAL flush
+    /// (`connection::POSTGRES_BOOKKEEPING_SESSION`), so use it for the worker's bookkeeping
+    /// (fan-out, leases, attempt records) and nothing else.
+    pub fn for_webhook_worker(&self, max_connections: u32) -> Result<DieselStore, ConnectError> {
         let options = PoolOptions {
             max_connections,
             ..PoolOptions::default()
         };
         Ok(DieselStore {
-            pool: connection::build_pool(self.target.clone(), &options, Access::ReadWrite)?,
+            pool: connection::build_pool(self.target.clone(), &options, Access::Bookkeeping)?,
             readers: self.readers.clone(),
             engine: self.engine,
             writer: self.writer.clone(),

@@ -61,28 +61,39 @@ pub(crate) fn noting_transactions<T>(operation: impl FnOnce() -> T) -> (T, Began
 }
 
 /// A write of the webhook worker's own bookkeeping (fan-out, leases, attempt records), never
-/// of a client's request. On PostgreSQL it commits without waiting for the WAL flush
-/// (`synchronous_commit = off` for this transaction only): a durable commit costs an fsync,
-/// and a pass makes several in a row, which on a busy disk held deliveries ~2 s behind their
-/// events (`cargo xtask bench`, S7). A crash of PostgreSQL itself may lose the last such
-/// commits; each loss only repeats work: the event is fanned out again (same transaction as
-/// its deliveries), or the delivery is sent again once its lease expires — delivery is at
-/// least once. Visibility to other sessions is unchanged. SQLite (`synchronous = NORMAL` in
-/// WAL mode) does not sync on commit anyway.
+/// of a client's request. On PostgreSQL the worker's pool commits it without waiting for the
+/// WAL flush (`connection::POSTGRES_BOOKKEEPING_SESSION`). Noted as bookkeeping, which changes
+/// no cached answer.
 pub(crate) fn worker_tx<T>(
     conn: &mut DbConnection,
     f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
 ) -> DbResult<T> {
     note(Began::BOOKKEEPING);
-    in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", |conn| {
-        if let DbConnection::Postgresql(inner) = conn {
-            diesel::connection::SimpleConnection::batch_execute(
-                inner,
-                "SET LOCAL synchronous_commit = off",
-            )?;
-        }
-        f(conn)
-    })
+    in_transaction(conn, "BEGIN IMMEDIATE", "BEGIN", f)
+}
+
+/// A bookkeeping write that is one statement on PostgreSQL, committed alone without `BEGIN`
+/// and `COMMIT` (as `one_statement`), noted as bookkeeping (as `worker_tx`).
+pub(crate) fn worker_statement<C, T>(
+    conn: &mut C,
+    f: impl FnOnce(&mut C) -> DbResult<T>,
+) -> DbResult<T> {
+    note(Began::BOOKKEEPING);
+    f(conn)
+}
+
+/// A bookkeeping write: alone when it is `one_statement` on PostgreSQL (`worker_statement`),
+/// else in a transaction (`worker_tx`; SQLite's go through its writer, which needs one).
+pub(crate) fn worker_write<T>(
+    conn: &mut DbConnection,
+    one_statement: bool,
+    f: impl FnOnce(&mut DbConnection) -> DbResult<T>,
+) -> DbResult<T> {
+    if one_statement && matches!(conn, DbConnection::Postgresql(_)) {
+        worker_statement(conn, f)
+    } else {
+        worker_tx(conn, f)
+    }
 }
 
 /// A read: one snapshot for all its statements. `READ ONLY` on PostgreSQL makes a stray write
@@ -188,39 +199,6 @@ mod tests {
         })
         .unwrap();
         assert_eq!(read(&mut conn, |c| Ok(count(c))).unwrap(), 1);
-    }
-
-    /// Where `SOUNDING_TEST_POSTGRES_URL` names a server (skipped otherwise, and failed under
-    /// `CI=true`, as the engine tests are): only the worker's transactions give up waiting for the WAL flush, and only
-    /// for themselves.
-    #[test]
-    fn only_worker_transactions_commit_asynchronously_on_postgres() {
-        let Some(url) = sounding_tests::pg::require_postgres() else {
-            return;
-        };
-        let mut conn = DbConnection::Postgresql(diesel::PgConnection::establish(&url).unwrap());
-        fn setting(conn: &mut DbConnection) -> DbResult<String> {
-            #[derive(diesel::QueryableByName)]
-            struct Setting {
-                #[diesel(sql_type = diesel::sql_types::Text)]
-                value: String,
-            }
-            Ok(
-                diesel::sql_query("SELECT current_setting('synchronous_commit') AS value")
-                    .get_result::<Setting>(conn)?
-                    .value,
-            )
-        }
-        // The throwaway test cluster turns it off server-wide for speed: this session asks
-        // for durable commits, as a production server has them by default.
-        diesel::sql_query("SET synchronous_commit = on")
-            .execute(&mut conn)
-            .unwrap();
-        let durable = setting(&mut conn).unwrap();
-        assert_eq!(durable, "on");
-        assert_eq!(worker_tx(&mut conn, setting).unwrap(), "off");
-        assert_eq!(write_tx(&mut conn, setting).unwrap(), durable);
-        assert_eq!(setting(&mut conn).unwrap(), durable);
     }
 
     impl DbConnection {

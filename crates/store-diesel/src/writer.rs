@@ -63,7 +63,7 @@ type Answer = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 impl Writer {
     /// Starts the writer thread of one database. It takes a connection from `pool` for each
     /// group (so it keeps none from a small pool while idle). It is the only writer of the
-    /// file in this process (`DieselStore::with_own_pool` shares it), so its `BEGIN IMMEDIATE`
+    /// file in this process (`DieselStore::for_webhook_worker` shares it), so its `BEGIN IMMEDIATE`
     /// never waits for another writer of ours; `busy_timeout` covers other processes.
     pub(crate) fn start(pool: DbPool) -> std::io::Result<Writer> {
         let (jobs, queue) = mpsc::channel();
@@ -374,14 +374,14 @@ mod tests {
     }
 
     /// The writer thread is what once needed an in-process write gate: every write of a
-    /// database (its store's and those of a store `with_own_pool` made from it) runs on one
+    /// database (its store's and those of a store `for_webhook_worker` made from it) runs on one
     /// thread, so two of ours never race for SQLite's write lock, and another database's
     /// writes run on a thread of their own.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn every_write_of_a_database_runs_on_its_one_writer_thread() {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = store(&dir).await;
-        let worker = store.with_own_pool(2).unwrap();
+        let worker = store.for_webhook_worker(2).unwrap();
         let other =
             DieselStore::connect(&format!("sqlite://{}/o.db", dir.path().display())).unwrap();
         async fn thread_of(store: &DieselStore) -> std::thread::ThreadId {
@@ -411,7 +411,7 @@ mod tests {
         const WRITES_EACH: i64 = 25;
         let dir = tempfile::tempdir().unwrap();
         let (store, path) = store(&dir).await;
-        let worker = store.with_own_pool(2).unwrap();
+        let worker = store.for_webhook_worker(2).unwrap();
         let mut writers = tokio::task::JoinSet::new();
         for writer in 0..WRITERS {
             let store = if writer % 2 == 0 {

@@ -100,7 +100,7 @@ async fn a_store_with_its_own_pool_works_on_the_same_database() {
     let url = format!("sqlite://{}", dir.path().join("shared.db").display());
     let store = DieselStore::connect(&url).unwrap();
     store.migrate().await.unwrap();
-    let worker = store.with_own_pool(2).unwrap();
+    let worker = store.for_webhook_worker(2).unwrap();
     assert_eq!(worker.max_connections(), 2);
     assert_eq!(
         store.max_connections(),

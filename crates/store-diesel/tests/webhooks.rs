@@ -72,6 +72,7 @@ on_every_engine!(
     fan_out_is_idempotent_and_takes_the_oldest_events_first,
     an_expired_lease_passes_to_another_owner_and_the_first_loses_it,
     a_delivery_whose_subscription_vanished_is_failed_not_leased,
+    a_delivery_whose_event_vanished_is_failed_and_the_rest_leased_in_order,
     concurrent_fan_outs_take_each_event_once,
     locked_rows_are_skipped_not_waited_for,
     released_leases_are_due_at_once_and_only_the_owners_are_released,
@@ -303,6 +304,52 @@ async fn a_delivery_whose_subscription_vanished_is_failed_not_leased(env: Env) {
             .len()
             == 1
     );
+}
+
+async fn a_delivery_whose_event_vanished_is_failed_and_the_rest_leased_in_order(env: Env) {
+    let store = &*env.store;
+    let a = team(store, "a").await;
+    let hook = subscribe(store, a, "https://a.example/", secs(0)).await;
+    let events = [
+        emit(store, a, EventKind::NewFeedback).await,
+        emit(store, a, EventKind::NewFeedback).await,
+        emit(store, a, EventKind::NewFeedback).await,
+    ];
+    store.fan_out(t0(), 100).await.unwrap();
+    // As retention could leave it: the event is gone, its delivery still pending.
+    assert_eq!(
+        env.execute(&format!(
+            "DELETE FROM outbox_events WHERE id = '{}'",
+            events[1].id
+        )),
+        1
+    );
+
+    let leased = store
+        .lease_deliveries(&lease_request("a", secs(1), 60, 10))
+        .await
+        .unwrap();
+    let leased_events: Vec<_> = leased.iter().map(|l| l.delivery.event_id).collect();
+    // Due at the same time: in the order of their ids, which is the order they were made.
+    assert_eq!(leased_events, [events[0].id, events[2].id]);
+    for lease in &leased {
+        assert!(lease.body.contains("Dark mode"), "{}", lease.body);
+        assert_eq!(lease.secret, hook.secret);
+    }
+    let list = deliveries(store, a).await;
+    let gone = find(&list, events[1].id, hook.id);
+    assert_eq!(gone.status, DeliveryStatus::Failed);
+    assert_eq!(
+        gone.last_error.as_deref(),
+        Some("the event is no longer in the outbox")
+    );
+    assert_eq!(gone.next_attempt_at, None);
+    // Neither the failed one nor the leased ones are leased again while the lease lasts.
+    assert!(store
+        .lease_deliveries(&lease_request("b", secs(2), 60, 10))
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 async fn concurrent_fan_outs_take_each_event_once(env: Env) {

@@ -30,8 +30,8 @@ use super::to_db_time;
 use crate::{
     connection::per_backend,
     schema::webhooks,
-    tx::{worker_tx, write_tx},
-    DieselStore,
+    tx::{worker_statement, worker_tx, worker_write, write_tx},
+    DieselStore, Engine,
 };
 
 #[async_trait]
@@ -131,8 +131,18 @@ impl WebhookStore for DieselStore {
 
     async fn lease_deliveries(&self, request: &LeaseRequest) -> StoreResult<Vec<LeasedDelivery>> {
         let request = request.clone();
-        // The check is one statement, so it needs no transaction of its own (on PostgreSQL
-        // `BEGIN` and `COMMIT` would triple its round trips), and it reads beside the writer.
+        if self.engine() == Engine::Postgres {
+            // One statement, which writes nothing when nothing is due: no check first.
+            return self
+                .run(move |conn| {
+                    worker_statement(conn, |conn| {
+                        deliveries::lease_in_one_statement(conn, &request)
+                    })
+                })
+                .await;
+        }
+        // On SQLite the lease's write transaction would queue behind the clients' writes
+        // for nothing when nothing is due: a one-statement check first, beside the writer.
         let now = request.now;
         if !self
             .run_read_one(move |conn| deliveries::any_due(conn, now))
@@ -151,8 +161,13 @@ impl WebhookStore for DieselStore {
         record: &AttemptRecord,
     ) -> StoreResult<bool> {
         let (id, owner, record) = (id.to_string(), owner.to_owned(), record.clone());
-        self.run(move |conn| worker_tx(conn, |conn| deliveries::record(conn, &id, &owner, &record)))
-            .await
+        let one_statement = deliveries::record_is_one_statement(&record);
+        self.run(move |conn| {
+            worker_write(conn, one_statement, |conn| {
+                deliveries::record(conn, &id, &owner, &record)
+            })
+        })
+        .await
     }
 
     async fn deliveries(
@@ -171,8 +186,13 @@ impl WebhookStore for DieselStore {
         }
         let owner = owner.to_owned();
         let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-        self.run(move |conn| worker_tx(conn, |conn| deliveries::release(conn, &owner, &ids)))
-            .await
+        let one_statement = deliveries::release_is_one_statement(&ids);
+        self.run(move |conn| {
+            worker_write(conn, one_statement, |conn| {
+                deliveries::release(conn, &owner, &ids)
+            })
+        })
+        .await
     }
 
     async fn redeliver(&self, team: TeamId, id: DeliveryId, now: Timestamp) -> StoreResult<bool> {
