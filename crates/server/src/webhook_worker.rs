@@ -45,6 +45,11 @@ impl WebhookWorker {
             uuid::Uuid::new_v4().simple()
         ));
         options.retry_scale = config.retry_scale;
+        // No more per pass than the sender takes at once for one target: a pass gives back
+        // what it leased beyond a target's limit, and under a backlog to one target that was
+        // 34 of every 50 deliveries, each updated twice a pass, which slowed the lease itself
+        // from ~1 to ~80 ms on PostgreSQL (S7) and let the backlog grow.
+        options.batch = i64::try_from(config.max_in_flight).unwrap_or(options.batch);
         // A lease outlives any attempt (the sender's timeout) with room to record it.
         options.lease_seconds = i64::try_from(config.timeout.as_secs())
             .unwrap_or(i64::MAX / 4)
