@@ -236,10 +236,10 @@ pub async fn start(config: Config, clock: Arc<dyn Clock>) -> anyhow::Result<Runn
             );
         }
         // A pass takes a connection for its fan-out, its lease and each attempt's record (up
-        // to `per_target` at once): its own pool keeps it from queueing behind the requests.
-        let worker_connections = u32::try_from(per_target)
-            .unwrap_or(u32::MAX)
-            .saturating_add(1);
+        // to `per_target` at once), and one loop's fan-out or lease may run beside the other's
+        // records: its own pool keeps it from queueing behind the requests.
+        let worker_connections =
+            u32::try_from(per_target.saturating_add(WebhookWorker::LOOPS)).unwrap_or(u32::MAX);
         let worker_store = storage.for_worker(worker_connections).await?;
         Some(WebhookWorker::spawn(
             worker_store,

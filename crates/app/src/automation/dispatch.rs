@@ -84,6 +84,24 @@ pub async fn dispatch_once(
     clock: &dyn Clock,
     options: &DispatchOptions,
 ) -> AppResult<DispatchReport> {
+    dispatch_taking_turns(webhooks, sender, clock, options, std::future::ready(())).await
+}
+
+/// `dispatch_once` for passes that run at once (a worker's loops): between its lease and its
+/// attempts a pass waits for `send_turn`, and holds what it yields until its attempts are
+/// recorded. With a turn that one pass holds at a time, one pass fans out and leases while
+/// another's attempts are in flight, yet attempts of two passes are never in flight together:
+/// each pass sees the sender's slots free and keeps no more per target than it takes now
+/// (counted once it has the turn), so none of its attempts waits for a slot while its lease
+/// runs out. A lease then waits at most one other pass's attempts (each bounded by the
+/// sender's timeout) before its own.
+pub async fn dispatch_taking_turns<Turn>(
+    webhooks: &dyn WebhookStore,
+    sender: &dyn WebhookSender,
+    clock: &dyn Clock,
+    options: &DispatchOptions,
+    send_turn: impl std::future::Future<Output = Turn>,
+) -> AppResult<DispatchReport> {
     let now = clock.now();
     let fanned_out = webhooks.fan_out(now, options.fan_out_batch).await?;
     let leased = webhooks
@@ -94,6 +112,11 @@ pub async fn dispatch_once(
             limit: options.batch,
         })
         .await?;
+    let _turn = if leased.is_empty() {
+        None
+    } else {
+        Some(send_turn.await)
+    };
     let (leased, surplus) = per_target(leased, |url| sender.attempts_at_once(url));
     if !surplus.is_empty() {
         webhooks.release_leases(&options.owner, &surplus).await?;

@@ -5,7 +5,7 @@ mod dispatch;
 mod retention;
 mod subscriptions;
 
-pub use dispatch::{dispatch_once, DispatchOptions, DispatchReport};
+pub use dispatch::{dispatch_once, dispatch_taking_turns, DispatchOptions, DispatchReport};
 pub use retention::prune_history;
 pub use subscriptions::{
     list_deliveries, list_webhooks, redeliver, subscribe, unsubscribe, DeliveryListInput,
