@@ -692,22 +692,37 @@ mod tests {
         }
     }
 
-    /// Without the query planner stability guarantee, SQLite re-prepares a cached statement
-    /// every time a value bound to its `LIMIT` changes (.cargo/config.toml builds it in).
+    /// The bundled SQLite is built as `.cargo/config.toml` says (docs/storage.md, "Prepared
+    /// statements" and "Connections"). Without the query planner stability guarantee it
+    /// re-prepares a cached statement every time a value bound to its `LIMIT` changes; in its
+    /// default serialized mode every call into it takes its connection's mutex, and with memory
+    /// statistics on every allocation takes a global one.
     #[test]
-    fn the_bundled_sqlite_plans_without_looking_at_bound_values() {
+    fn the_bundled_sqlite_is_built_with_our_options() {
         #[derive(diesel::QueryableByName)]
         struct Used {
             #[diesel(sql_type = diesel::sql_types::Integer)]
             used: i32,
         }
         let mut conn = SqliteConnection::establish(":memory:").unwrap();
-        let qpsg = diesel::RunQueryDsl::get_result::<Used>(
-            diesel::sql_query("SELECT sqlite_compileoption_used('ENABLE_QPSG') AS used"),
-            &mut conn,
-        )
-        .unwrap();
-        assert_eq!(qpsg.used, 1);
+        let mut used = |option: &str| {
+            diesel::RunQueryDsl::get_result::<Used>(
+                diesel::sql_query(format!(
+                    "SELECT sqlite_compileoption_used('{option}') AS used"
+                )),
+                &mut conn,
+            )
+            .unwrap()
+            .used
+                == 1
+        };
+        assert!(used("ENABLE_QPSG"), "plans ignore bound values");
+        assert!(
+            used("THREADSAFE=2"),
+            "multi-thread mode, no mutex per connection"
+        );
+        assert!(used("DEFAULT_MEMSTATUS=0"), "no memory statistics");
+        assert!(used("OMIT_SHARED_CACHE"), "no shared cache");
     }
 
     #[test]
