@@ -245,17 +245,42 @@ const POSTGRES_BOOKKEEPING_SESSION: &str = "SET synchronous_commit = off";
 /// in SQLite and is what makes `ON DELETE CASCADE` work. `journal_size_limit` truncates the
 /// WAL file back to 64 MiB whenever a checkpoint lets it start over: without it the file keeps
 /// the size of its largest burst (590–720 MB after the bench's seed), since SQLite reuses the
-/// file from its start rather than shrinking it. `temp_store = MEMORY` keeps the statement
-/// journal of savepoints in memory: each write of the writer's group runs in one
-/// (`writer`), and SQLite spills that journal to a temporary file past 64 KiB, which was a
-/// third of the writer's time (docs/benchmarks.md). After these, `wal_autocheckpoint` is
-/// moved to `checkpoint::BACKSTOP_PAGES`: checkpoints run on a thread of their own.
+/// file from its start rather than shrinking it. After these, `temp_store` is set
+/// (`statement_journal_store`) and `wal_autocheckpoint` is moved to
+/// `checkpoint::BACKSTOP_PAGES`: checkpoints run on a thread of their own.
 const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000;
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = ON;
-PRAGMA journal_size_limit = 67108864;
-PRAGMA temp_store = MEMORY;";
+PRAGMA journal_size_limit = 67108864;";
+
+/// The build option (`.cargo/config.toml`) that keeps a statement journal in memory up to
+/// 1 MiB, in one piece.
+const STATEMENT_JOURNAL_SPILL: &str = "STMTJRNL_SPILL=1048576";
+
+/// The `temp_store` that keeps the statement journal of savepoints in memory: each write of
+/// the writer's group runs in one (`writer`), and a vote's journals about 70 KiB of pages.
+///
+/// With `temp_store = MEMORY` SQLite keeps that journal in memory whatever its size, but in
+/// pieces of 1 KiB, each its own `malloc` and `free`: 69 of each per vote, 9 % of a vote's
+/// instructions (docs/benchmarks.md, twenty-sixth round). Otherwise it keeps the journal in
+/// one piece up to the build's spill threshold and writes it to a temporary file beyond; 64 KiB
+/// by default, which votes passed, and that spill was a third of the writer's time. So:
+/// the default store where the build raised the threshold (ours does), else `MEMORY`.
+fn statement_journal_store(conn: &mut SqliteConnection) -> diesel::QueryResult<&'static str> {
+    #[derive(diesel::QueryableByName)]
+    struct Used {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        used: i32,
+    }
+    use diesel::RunQueryDsl;
+    let raised = diesel::sql_query("SELECT sqlite_compileoption_used(?) AS used")
+        .bind::<diesel::sql_types::Text, _>(STATEMENT_JOURNAL_SPILL)
+        .get_result::<Used>(conn)?
+        .used
+        == 1;
+    Ok(if raised { "DEFAULT" } else { "MEMORY" })
+}
 
 #[derive(Debug)]
 struct SqlitePragmas {
@@ -269,6 +294,10 @@ impl CustomizeConnection<Pooled, r2d2::Error> for SqlitePragmas {
         if let DbConnection::Sqlite(inner) = &mut conn.conn {
             inner
                 .batch_execute(SQLITE_PRAGMAS)
+                .map_err(r2d2::Error::QueryError)?;
+            let temp_store = statement_journal_store(inner).map_err(r2d2::Error::QueryError)?;
+            inner
+                .batch_execute(&format!("PRAGMA temp_store = {temp_store}"))
                 .map_err(r2d2::Error::QueryError)?;
             inner
                 .batch_execute(&format!(
@@ -675,7 +704,11 @@ mod tests {
             assert_eq!(pragma("foreign_keys"), "1");
             assert_eq!(pragma("busy_timeout"), "5000");
             assert_eq!(pragma("journal_size_limit"), "67108864");
-            assert_eq!(pragma("temp_store"), "2", "MEMORY");
+            assert_eq!(
+                pragma("temp_store"),
+                "0",
+                "DEFAULT: the statement journal in one piece"
+            );
             // No table-valued function for this one.
             #[derive(diesel::QueryableByName)]
             struct Autocheckpoint {
@@ -723,6 +756,14 @@ mod tests {
         );
         assert!(used("DEFAULT_MEMSTATUS=0"), "no memory statistics");
         assert!(used("OMIT_SHARED_CACHE"), "no shared cache");
+        assert!(
+            !used("ENABLE_MEMORY_MANAGEMENT"),
+            "a page cache per connection, without a mutex"
+        );
+        assert!(
+            used(STATEMENT_JOURNAL_SPILL),
+            "statement journals in memory, in one piece, up to 1 MiB"
+        );
     }
 
     #[test]

@@ -2,10 +2,17 @@
 //! (decisions §5). The algorithm is pinned (`alg: none` and every other algorithm are refused)
 //! and `exp` is required. Expiry is judged against the `now` the caller passes — the injected
 //! clock — with no leeway: a token is valid while `now < exp`.
+//!
+//! Tokens verified lately are remembered with their claims (`JwtCodec::verified`): a widget
+//! sends the same token with every request, and checking its signature and reading its JSON
+//! again was 7 % of a vote's instructions (docs/benchmarks.md, twenty-sixth round). The whole
+//! token is the key, so only a token whose signature this codec checked is ever found there,
+//! and its expiry is still judged at each use. A token that fails is never remembered.
 
 use std::fmt;
 
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use quick_cache::sync::Cache;
 use serde::{Deserialize, Serialize};
 use sounding_domain::{
     ports::TokenCodec,
@@ -25,7 +32,12 @@ pub struct JwtCodec {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// Tokens whose signature checked, with their claims (module doc).
+    verified: Cache<String, WireClaims>,
 }
+
+/// How many verified tokens are remembered: about 400 bytes each, so 4 MB at most.
+const REMEMBERED_TOKENS: usize = 10_000;
 
 impl JwtCodec {
     pub fn new(secret: &[u8]) -> Result<Self, WeakSecret> {
@@ -41,6 +53,7 @@ impl JwtCodec {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             validation,
+            verified: Cache::new(REMEMBERED_TOKENS),
         })
     }
 }
@@ -51,7 +64,7 @@ impl fmt::Debug for JwtCodec {
     }
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct WireClaims {
     sub: SubscriberId,
     tid: TeamId,
@@ -75,9 +88,16 @@ impl TokenCodec for JwtCodec {
     }
 
     fn verify(&self, token: &str, now: Timestamp) -> Result<SubscriberClaims, TokenError> {
-        let wire = decode::<WireClaims>(token, &self.decoding, &self.validation)
-            .map_err(|_| TokenError::Invalid)?
-            .claims;
+        let wire = match self.verified.get(token) {
+            Some(wire) => wire,
+            None => {
+                let wire = decode::<WireClaims>(token, &self.decoding, &self.validation)
+                    .map_err(|_| TokenError::Invalid)?
+                    .claims;
+                self.verified.insert(token.to_owned(), wire.clone());
+                wire
+            }
+        };
         if now.unix_seconds() >= wire.exp {
             return Err(TokenError::Expired);
         }
@@ -156,6 +176,43 @@ mod tests {
             codec.verify(&token, at(claims.expires_at + 3600)),
             Err(TokenError::Expired)
         );
+    }
+
+    #[test]
+    fn a_verified_token_is_remembered_and_still_expires() {
+        let codec = JwtCodec::new(SECRET).unwrap();
+        let claims = claims();
+        let token = codec.issue(&claims);
+        assert!(codec.verified.get(token.as_str()).is_none());
+        assert_eq!(codec.verify(&token, at(1_800_000_001)), Ok(claims.clone()));
+        assert!(codec.verified.get(token.as_str()).is_some(), "remembered");
+        assert_eq!(codec.verify(&token, at(1_800_000_002)), Ok(claims.clone()));
+        assert_eq!(
+            codec.verify(&token, at(claims.expires_at)),
+            Err(TokenError::Expired),
+            "a remembered token's expiry is judged at each use"
+        );
+    }
+
+    #[test]
+    fn a_token_that_fails_is_not_remembered_nor_is_its_forged_twin_accepted() {
+        let codec = JwtCodec::new(SECRET).unwrap();
+        let token = codec.issue(&claims());
+        assert!(codec.verify(&token, at(1_800_000_001)).is_ok());
+        // The same header and claims under a signature of another key: a different token.
+        let other = JwtCodec::new(b"another-secret-another-secret-xx").unwrap();
+        let forged = other.issue(&claims_of(&codec, &token));
+        assert_eq!(
+            codec.verify(&forged, at(1_800_000_001)),
+            Err(TokenError::Invalid)
+        );
+        assert!(codec.verified.get(forged.as_str()).is_none());
+        assert_eq!(codec.verified.len(), 1);
+    }
+
+    /// The claims `token` carries, as `codec` verified them.
+    fn claims_of(codec: &JwtCodec, token: &str) -> SubscriberClaims {
+        codec.verify(token, at(1_800_000_001)).unwrap()
     }
 
     #[test]
