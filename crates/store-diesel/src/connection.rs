@@ -271,18 +271,26 @@ const STATEMENT_JOURNAL_SPILL: &str = "STMTJRNL_SPILL=126976";
 /// the default store where the build raised the threshold (ours does, to 124 KiB), else
 /// `MEMORY`. A write that journals more (one changing many existing pages at once) spills.
 fn statement_journal_store(conn: &mut SqliteConnection) -> diesel::QueryResult<&'static str> {
+    let raised = built_with(conn, STATEMENT_JOURNAL_SPILL)?;
+    Ok(if raised { "DEFAULT" } else { "MEMORY" })
+}
+
+/// Whether the SQLite behind `conn` was built with `option` (as `PRAGMA compile_options`
+/// lists it, without the `SQLITE_` prefix).
+fn built_with(conn: &mut SqliteConnection, option: &str) -> diesel::QueryResult<bool> {
+    use diesel::RunQueryDsl;
     #[derive(diesel::QueryableByName)]
     struct Used {
         #[diesel(sql_type = diesel::sql_types::Integer)]
         used: i32,
     }
-    use diesel::RunQueryDsl;
-    let raised = diesel::sql_query("SELECT sqlite_compileoption_used(?) AS used")
-        .bind::<diesel::sql_types::Text, _>(STATEMENT_JOURNAL_SPILL)
-        .get_result::<Used>(conn)?
-        .used
-        == 1;
-    Ok(if raised { "DEFAULT" } else { "MEMORY" })
+    Ok(
+        diesel::sql_query("SELECT sqlite_compileoption_used(?) AS used")
+            .bind::<diesel::sql_types::Text, _>(option)
+            .get_result::<Used>(conn)?
+            .used
+            == 1,
+    )
 }
 
 #[derive(Debug)]
@@ -779,23 +787,8 @@ mod tests {
     /// statistics on every allocation takes a global one.
     #[test]
     fn the_bundled_sqlite_is_built_with_our_options() {
-        #[derive(diesel::QueryableByName)]
-        struct Used {
-            #[diesel(sql_type = diesel::sql_types::Integer)]
-            used: i32,
-        }
         let mut conn = SqliteConnection::establish(":memory:").unwrap();
-        let mut used = |option: &str| {
-            diesel::RunQueryDsl::get_result::<Used>(
-                diesel::sql_query(format!(
-                    "SELECT sqlite_compileoption_used('{option}') AS used"
-                )),
-                &mut conn,
-            )
-            .unwrap()
-            .used
-                == 1
-        };
+        let mut used = |option: &str| built_with(&mut conn, option).unwrap();
         assert!(used("ENABLE_QPSG"), "plans ignore bound values");
         assert!(
             used("THREADSAFE=2"),
