@@ -816,10 +816,11 @@ impl Snapshot {
         let feedback = load!(
             db,
             CountsRow,
-            "SELECT f.id, f.vote_count, f.comment_count, \
+            // A missing vote count row reads -1: never equal to the votes.
+            "SELECT f.id, COALESCE(n.vote_count, -1) AS vote_count, f.comment_count, \
                (SELECT COUNT(*) FROM feedback_votes v WHERE v.feedback_id = f.id) AS votes, \
                (SELECT COUNT(*) FROM feedback_comments c WHERE c.feedback_id = f.id) AS comments \
-             FROM feedback f"
+             FROM feedback f LEFT JOIN feedback_vote_counts n ON n.id = f.id"
         )
         .into_iter()
         .map(|r| {

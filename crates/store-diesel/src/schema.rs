@@ -93,7 +93,6 @@ diesel::table! {
         creator_id -> Text,
         meta -> Text,
         search_text -> Text,
-        vote_count -> BigInt,
         comment_count -> BigInt,
         published_at -> Nullable<Timestamp>,
         archived_at -> Nullable<Timestamp>,
@@ -101,6 +100,20 @@ diesel::table! {
         updated_at -> Timestamp,
         last_modified_by_id -> Nullable<Text>,
         private_comment_count -> BigInt,
+    }
+}
+
+// An item's vote count, with the item's columns its "top" order filters and sorts by (copied
+// by triggers: migration 2026-12-06-000001_vote_counts).
+diesel::table! {
+    feedback_vote_counts (id) {
+        id -> Text,
+        team_id -> Text,
+        board_id -> Nullable<Text>,
+        published_at -> Nullable<Timestamp>,
+        archived_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        vote_count -> BigInt,
     }
 }
 
@@ -352,6 +365,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     subscribers,
     feedback_boards,
     feedback,
+    feedback_vote_counts,
     feedback_votes,
     feedback_comments,
     feedback_follows,

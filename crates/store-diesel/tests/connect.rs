@@ -42,6 +42,7 @@ async fn sqlite_creates_the_file_and_its_directory_then_migrates_once() {
             "20261204000003",
             "20261204000004",
             "20261205000001",
+            "20261206000001",
         ]
     );
     assert!(store.migrate().await.unwrap().is_empty());

@@ -190,7 +190,7 @@ async fn votes_cast_at_once_each_get_their_own_outcome_count_and_event(env: Env)
     for (item, votes) in [(popular, 24), (other, 8), (unpublished, 2)] {
         assert_eq!(
             count(format!(
-                "SELECT vote_count AS n FROM feedback WHERE id = '{item}'"
+                "SELECT vote_count AS n FROM feedback_vote_counts WHERE id = '{item}'"
             )),
             votes
         );

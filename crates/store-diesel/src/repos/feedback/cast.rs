@@ -7,8 +7,10 @@
 //! keeps the transaction (`cast_alone`), grouped by its writer thread.
 //!
 //! Under READ COMMITTED the lock step waits for a concurrent writer of the item and then
-//! reads the item as that writer left it; the count step, which reads the row again, adds to
-//! that same latest count. A second vote of the subscriber meets the unique (feedback_id,
+//! reads the item as that writer left it; the count step, which reads the item's vote count
+//! row (`feedback_vote_counts`, written only under the item's lock), adds to its latest
+//! count. The count has a row of its own so that a vote does not write a new version of the
+//! item's row and all its indexes (docs/benchmarks.md, twenty-seventh round). A second vote of the subscriber meets the unique (feedback_id,
 //! subscriber_id) index and inserts nothing, so nothing after it runs either.
 
 use diesel::{
@@ -240,7 +242,7 @@ pub(super) fn cast_in_one_statement(
     }
     sql.push(
         " ON CONFLICT (feedback_id, subscriber_id) DO NOTHING RETURNING feedback_id), \
-         counted AS (UPDATE feedback SET vote_count = vote_count + 1 \
+         counted AS (UPDATE feedback_vote_counts SET vote_count = vote_count + 1 \
          WHERE id = (SELECT feedback_id FROM vote) RETURNING vote_count)",
     );
     if !outbox::event_steps(&mut sql, events, "counted") {
@@ -327,9 +329,9 @@ impl QueryFragment<Pg> for CastMany<'_> {
              FROM input i JOIN item ON item.id = i.feedback_id AND item.team_id = i.team_id \
              WHERE NOT i.public OR ({readable}) ORDER BY i.ord \
              ON CONFLICT (feedback_id, subscriber_id) DO NOTHING RETURNING id, feedback_id), \
-             counted AS (UPDATE feedback f SET vote_count = f.vote_count + c.n \
+             counted AS (UPDATE feedback_vote_counts v SET vote_count = v.vote_count + c.n \
              FROM (SELECT feedback_id, count(*) AS n FROM vote GROUP BY feedback_id) c \
-             WHERE f.id = c.feedback_id RETURNING f.id, f.vote_count), \
+             WHERE v.id = c.feedback_id RETURNING v.id, v.vote_count), \
              cast_vote AS (SELECT i.ord, counted.vote_count - count(*) OVER item_votes \
              + row_number() OVER (item_votes ORDER BY i.ord) AS total \
              FROM vote JOIN input i ON i.id = vote.id JOIN counted ON counted.id = vote.feedback_id \

@@ -21,7 +21,10 @@ use crate::{
     error::{DbError, DbResult},
     raw_sql::RawSql,
     repos::outbox::insert_events,
-    schema::{feedback, feedback_comments, feedback_follows, feedback_tags, feedback_votes},
+    schema::{
+        feedback, feedback_comments, feedback_follows, feedback_tags, feedback_vote_counts,
+        feedback_votes,
+    },
     tx::write_tx,
     DieselStore,
 };
@@ -81,9 +84,11 @@ fn recount(conn: &mut DbConnection, id: &str) -> DbResult<()> {
         .filter(feedback_comments::is_private.eq(true))
         .count()
         .get_result(conn)?;
+    diesel::update(feedback_vote_counts::table.find(id))
+        .set(feedback_vote_counts::vote_count.eq(votes))
+        .execute(conn)?;
     diesel::update(feedback::table.find(id))
         .set((
-            feedback::vote_count.eq(votes),
             feedback::comment_count.eq(comments),
             feedback::private_comment_count.eq(private_comments),
         ))

@@ -199,7 +199,7 @@ const ITEM_COLUMNS: &str = "id, team_id, url_id, title, text, status, priority, 
 
 impl<'a> ItemColumns<'a> {
     fn push(&mut self, ord: i64, row: &'a FeedbackRow) {
-        debug_assert!(row.vote_count == 0 && row.comment_count == 0);
+        debug_assert!(row.comment_count == 0);
         self.ord.push(ord);
         let texts = [
             &row.id,
@@ -261,8 +261,8 @@ impl QueryFragment<Pg> for InsertMany<'_> {
         out.push_sql("WITH input AS (SELECT * FROM ");
         self.items.walk_unnest(&mut out)?;
         out.push_sql(&format!(
-            "), item AS (INSERT INTO feedback ({ITEM_COLUMNS}, vote_count, comment_count) \
-             SELECT {ITEM_COLUMNS}, 0, 0 FROM input RETURNING id), \
+            "), item AS (INSERT INTO feedback ({ITEM_COLUMNS}, comment_count) \
+             SELECT {ITEM_COLUMNS}, 0 FROM input RETURNING id), \
              follow AS (INSERT INTO feedback_follows (feedback_id, subscriber_id, team_id, \
              created_at) SELECT i.id, i.creator_id, i.team_id, i.created_at \
              FROM input i JOIN item ON item.id = i.id)"

@@ -31,16 +31,31 @@ pub(super) fn list(
 
     let items = if total > query.page.offset {
         let mut page = RawSql::new();
-        page.push("SELECT f.id AS page_id");
-        if query.sort == FeedbackSort::Trending {
-            page.push(", COALESCE(trend.score, 0) AS score FROM feedback f");
-            trending_scores(&mut page, team, query);
-        } else {
-            page.push(" FROM feedback f");
-        }
-        selection(&mut page, team, query);
+        // The top order walks the vote counts' own indexes (`v`, whose copies of the item's
+        // keys it filters on); the others the item's.
+        let keys = match query.sort {
+            FeedbackSort::Trending => {
+                page.push(
+                    "SELECT f.id AS page_id, COALESCE(trend.score, 0) AS score FROM feedback f",
+                );
+                trending_scores(&mut page, team, query);
+                "f"
+            }
+            FeedbackSort::Top => {
+                page.push("SELECT v.id AS page_id FROM feedback_vote_counts v");
+                if filters_on_item(query) {
+                    page.push(" JOIN feedback f ON f.id = v.id");
+                }
+                "v"
+            }
+            FeedbackSort::Newest => {
+                page.push("SELECT f.id AS page_id FROM feedback f");
+                "f"
+            }
+        };
+        selection(&mut page, team, query, keys);
         page.push(" ORDER BY ")
-            .push(&order_by(query.sort, "COALESCE(trend.score, 0)"));
+            .push(&order_by(query.sort, "COALESCE(trend.score, 0)", keys));
         page.push(" LIMIT ")
             .param(Param::BigInt(query.page.limit))
             .push(" OFFSET ")
@@ -82,7 +97,7 @@ fn count(conn: &mut DbConnection, team: &str, query: &FeedbackQuery) -> DbResult
         _ => {
             let mut sql = RawSql::new();
             sql.push("SELECT COUNT(*) AS n FROM feedback f");
-            selection(&mut sql, team, query);
+            selection(&mut sql, team, query, "f");
             sql
         }
     };
@@ -169,6 +184,12 @@ fn statuses(sql: &mut RawSql, statuses: &[FeedbackStatus]) {
     }
 }
 
+/// Whether `selection` reads the item's own row for more than its keys: the status, a tag or
+/// a search.
+fn filters_on_item(query: &FeedbackQuery) -> bool {
+    !query.statuses.is_empty() || query.tag_id.is_some() || query.search.is_some()
+}
+
 /// `LEFT JOIN` of each item's activity in the trending window: its votes and comments created
 /// since `trending_since`, counted per item. The aggregate reads only the window's rows of the
 /// team (through the `(team_id, created_at)` indexes), never the whole history; items without
@@ -190,18 +211,22 @@ fn trending_scores(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
 }
 
 /// The joins and `WHERE` clause that pick the query's items (shared by the count and the page).
-fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
+/// The item's team, board, publication, archiving and creation are read from `keys`: `f`, or
+/// `v`, the item's `feedback_vote_counts` row, which copies them for the top order's indexes.
+fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery, keys: &str) {
     let public = query.scope == FeedbackScope::Public;
     if public && query.board_id.is_none() {
-        sql.push(" LEFT JOIN feedback_boards b ON b.id = f.board_id");
+        sql.push(&format!(
+            " LEFT JOIN feedback_boards b ON b.id = {keys}.board_id"
+        ));
     }
-    sql.push(" WHERE f.team_id = ").text(team);
+    sql.push(&format!(" WHERE {keys}.team_id = ")).text(team);
     match query.scope {
-        FeedbackScope::Public => listed_publicly(sql, query.board_id),
+        FeedbackScope::Public => listed_publicly(sql, query.board_id, keys),
         FeedbackScope::Team {
             include_archived: false,
         } => {
-            sql.push(" AND f.archived_at IS NULL");
+            sql.push(&format!(" AND {keys}.archived_at IS NULL"));
         }
         FeedbackScope::Team {
             include_archived: true,
@@ -213,7 +238,8 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
         sql.push(")");
     }
     if let Some(board) = query.board_id {
-        sql.push(" AND f.board_id = ").text(board.to_string());
+        sql.push(&format!(" AND {keys}.board_id = "))
+            .text(board.to_string());
     }
     if let Some(tag) = query.tag_id {
         sql.push(" AND EXISTS (SELECT 1 FROM feedback_tags ft WHERE ft.feedback_id = f.id AND ft.tag_id = ")
@@ -221,11 +247,11 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
             .push(")");
     }
     if let Some(from) = query.created.from {
-        sql.push(" AND f.created_at >= ")
+        sql.push(&format!(" AND {keys}.created_at >= "))
             .param(Param::Timestamp(to_db_time(from)));
     }
     if let Some(to) = query.created.to {
-        sql.push(" AND f.created_at <= ")
+        sql.push(&format!(" AND {keys}.created_at <= "))
             .param(Param::Timestamp(to_db_time(to)));
     }
     if let Some(term) = &query.search {
@@ -238,18 +264,22 @@ fn selection(sql: &mut RawSql, team: &str, query: &FeedbackQuery) {
 /// The domain's `LISTED_PUBLICLY`, said in SQL: the one place it is (the public-count triggers
 /// in the migrations restate it, see the domain). With `board`, every item is on that one
 /// board: whether it is public is asked once, a constant subquery, instead of joining the
-/// board (`b`) to each of its items.
-fn listed_publicly(sql: &mut RawSql, board: Option<BoardId>) {
+/// board (`b`) to each of its items. `keys` as in `selection`.
+fn listed_publicly(sql: &mut RawSql, board: Option<BoardId>, keys: &str) {
     for condition in LISTED_PUBLICLY {
         match condition {
-            PublicCondition::Published => sql.push(" AND f.published_at IS NOT NULL"),
-            PublicCondition::NotArchived => sql.push(" AND f.archived_at IS NULL"),
+            PublicCondition::Published => {
+                sql.push(&format!(" AND {keys}.published_at IS NOT NULL"))
+            }
+            PublicCondition::NotArchived => sql.push(&format!(" AND {keys}.archived_at IS NULL")),
             PublicCondition::OnPublicBoardOrNone => match board {
                 Some(board) => sql
                     .push(" AND EXISTS (SELECT 1 FROM feedback_boards b WHERE b.id = ")
                     .text(board.to_string())
                     .push(" AND b.is_public = TRUE)"),
-                None => sql.push(" AND (f.board_id IS NULL OR b.is_public = TRUE)"),
+                None => sql.push(&format!(
+                    " AND ({keys}.board_id IS NULL OR b.is_public = TRUE)"
+                )),
             },
         };
     }
@@ -398,7 +428,10 @@ pub(super) mod tests {
         let t0 = Timestamp::from_unix_seconds(1_780_000_000).unwrap();
         insert_item(&mut conn, &published_item(team, board, t0));
         for (sort, index) in [
-            (FeedbackSort::Top, "feedback_public_board_top_idx"),
+            (
+                FeedbackSort::Top,
+                "feedback_vote_counts_public_board_top_idx",
+            ),
             (FeedbackSort::Newest, "feedback_public_board_newest_idx"),
         ] {
             let query = FeedbackQuery {

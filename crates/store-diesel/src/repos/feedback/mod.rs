@@ -47,7 +47,7 @@ use crate::{
     failed,
     one_of::one_of,
     raw_sql::{add_to_count, KeptCount, RawSql},
-    schema::{feedback, feedback_comments, feedback_follows, feedback_votes},
+    schema::{feedback, feedback_comments, feedback_follows, feedback_vote_counts, feedback_votes},
     tx::{self, write_tx},
     DieselStore,
 };
@@ -68,16 +68,25 @@ impl Batches {
     }
 }
 
-/// The item's current vote count if it exists in the team, its row locked as asked on
-/// PostgreSQL.
-fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<Option<i64>> {
+/// `Some` if the item exists in the team, its row locked as asked on PostgreSQL. Its vote
+/// count row is written only under this lock (or by a trigger of the item's own row).
+fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<Option<()>> {
     let item = || {
         feedback::table
             .filter(feedback::id.eq(id))
             .filter(feedback::team_id.eq(team))
-            .select(feedback::vote_count)
+            .select(feedback::id)
     };
-    Ok(lock_row!(conn, item(), lock)?)
+    let found: Option<String> = lock_row!(conn, item(), lock)?;
+    Ok(found.map(|_| ()))
+}
+
+/// The item's vote count.
+fn vote_count(conn: &mut DbConnection, id: &str) -> DbResult<i64> {
+    Ok(feedback_vote_counts::table
+        .find(id)
+        .select(feedback_vote_counts::vote_count)
+        .get_result(conn)?)
 }
 
 /// Who may read the item: one statement, where its view takes four. With `lock`, the item is
@@ -132,7 +141,7 @@ fn add_votes(conn: &mut DbConnection, id: &str, delta: i64) -> DbResult<i64> {
 }
 
 const VOTES: KeptCount = KeptCount {
-    table: "feedback",
+    table: "feedback_vote_counts",
     column: "vote_count",
 };
 const COMMENTS: KeptCount = KeptCount {
@@ -383,9 +392,9 @@ impl FeedbackStore for DieselStore {
         );
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                let Some(count) = lock_item(conn, &team, &id, Lock::Update)? else {
+                if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
                     return Ok(None);
-                };
+                }
                 let deleted = diesel::delete(
                     feedback_votes::table
                         .filter(feedback_votes::feedback_id.eq(&id))
@@ -393,7 +402,7 @@ impl FeedbackStore for DieselStore {
                 )
                 .execute(conn)?;
                 if deleted == 0 {
-                    return Ok(Some(count));
+                    return Ok(Some(vote_count(conn, &id)?));
                 }
                 Ok(Some(add_votes(conn, &id, -1)?))
             })
@@ -410,10 +419,10 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), feedback.to_string());
         let subscriber = subscriber.map(|s| s.to_string());
         self.run_read(move |conn| {
-            let Some(count) = feedback::table
-                .filter(feedback::id.eq(&id))
-                .filter(feedback::team_id.eq(&team))
-                .select(feedback::vote_count)
+            let Some(count) = feedback_vote_counts::table
+                .filter(feedback_vote_counts::id.eq(&id))
+                .filter(feedback_vote_counts::team_id.eq(&team))
+                .select(feedback_vote_counts::vote_count)
                 .get_result::<i64>(conn)
                 .optional()?
             else {

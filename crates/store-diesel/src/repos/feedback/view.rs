@@ -1,5 +1,5 @@
-//! Items as views in one statement: each `feedback` row joined with its board, its creator,
-//! its last editor and its tags (one result row per tag). A read of an item or of a list page is
+//! Items as views in one statement: each `feedback` row joined with its vote count, its board,
+//! its creator, its last editor and its tags (one result row per tag). A read of an item or of a list page is
 //! then one round trip, where reading the board, the people and the tags apart made it four
 //! (a message to PostgreSQL and back each, docs/benchmarks.md, eighth round).
 //!
@@ -7,7 +7,7 @@
 //! the joined row, so nothing of another team is ever shown with an item.
 
 use diesel::{
-    sql_types::{Bool, Nullable, Text},
+    sql_types::{BigInt, Bool, Nullable, Text},
     QueryableByName,
 };
 use sounding_domain::{
@@ -25,18 +25,20 @@ use crate::{
 
 /// Every column of `feedback`, named as `FeedbackRow` reads them (checked by a test below).
 pub(super) const COLUMNS: &str = "f.id, f.team_id, f.board_id, f.url_id, f.title, f.text, \
-    f.status, f.priority, f.kind, f.creator_id, f.meta, f.search_text, f.vote_count, \
-    f.comment_count, f.published_at, f.archived_at, f.created_at, f.updated_at, \
-    f.last_modified_by_id";
+    f.status, f.priority, f.kind, f.creator_id, f.meta, f.search_text, f.comment_count, \
+    f.published_at, f.archived_at, f.created_at, f.updated_at, f.last_modified_by_id";
 
 /// What a view shows beside the item's own columns, as `ViewRow` reads them.
-const SHOWN_WITH: &str = ", b.name AS board_name, b.slug AS board_slug, \
-    b.is_public AS board_is_public, c.name AS creator_name, c.email AS creator_email, \
+const SHOWN_WITH: &str = ", COALESCE(v.vote_count, 0) AS vote_count, b.name AS board_name, \
+    b.slug AS board_slug, b.is_public AS board_is_public, c.name AS creator_name, c.email AS creator_email, \
     c.avatar_url AS creator_avatar_url, e.name AS editor_name, e.email AS editor_email, \
     e.avatar_url AS editor_avatar_url, t.id AS tag_id, t.name AS tag_name, t.color AS tag_color";
 
-/// The joins that read it, each checking the team on the joined row.
-const JOINS: &str = " LEFT JOIN feedback_boards b ON b.id = f.board_id AND b.team_id = f.team_id \
+/// The joins that read it, each checking the team on the joined row. Every item has its
+/// `feedback_vote_counts` row (kept by triggers); the outer join only makes sure an item is
+/// never hidden by a missing one.
+const JOINS: &str = " LEFT JOIN feedback_vote_counts v ON v.id = f.id AND v.team_id = f.team_id \
+    LEFT JOIN feedback_boards b ON b.id = f.board_id AND b.team_id = f.team_id \
     LEFT JOIN subscribers c ON c.id = f.creator_id AND c.team_id = f.team_id \
     LEFT JOIN subscribers e ON e.id = f.last_modified_by_id AND e.team_id = f.team_id \
     LEFT JOIN feedback_tags ft ON ft.feedback_id = f.id AND ft.team_id = f.team_id \
@@ -47,6 +49,8 @@ const JOINS: &str = " LEFT JOIN feedback_boards b ON b.id = f.board_id AND b.tea
 struct ViewRow {
     #[diesel(embed)]
     item: FeedbackRow,
+    #[diesel(sql_type = BigInt)]
+    vote_count: i64,
     #[diesel(sql_type = Nullable<Text>)]
     board_name: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
@@ -102,7 +106,7 @@ pub(super) fn read(
                 .push(") p JOIN feedback f ON f.id = p.page_id")
                 .push(JOINS)
                 .push(" ORDER BY ")
-                .push(&order_by(sort, "p.score"));
+                .push(&order_by(sort, "p.score", "f"));
         }
         Pick::Id(id) => {
             in_team(&mut sql, team).push(" AND f.id = ").text(id);
@@ -135,14 +139,15 @@ fn in_team<'s>(sql: &'s mut RawSql, team: &str) -> &'s mut RawSql {
 }
 
 /// The `ORDER BY` keys of `sort`, ending in the item's id, so every order is total and the
-/// rows of one item (one per tag) come together. `score` is the trending score's expression.
-pub(super) fn order_by(sort: FeedbackSort, score: &str) -> String {
+/// rows of one item (one per tag) come together. `score` is the trending score's expression;
+/// `keys` the table (`f` or its vote count row `v`) whose `created_at` and `id` are sorted by.
+pub(super) fn order_by(sort: FeedbackSort, score: &str, keys: &str) -> String {
     let first = match sort {
         FeedbackSort::Newest => String::new(),
-        FeedbackSort::Top => "f.vote_count DESC, ".to_owned(),
+        FeedbackSort::Top => "v.vote_count DESC, ".to_owned(),
         FeedbackSort::Trending => format!("{score} DESC, "),
     };
-    format!("{first}f.created_at DESC, f.id DESC")
+    format!("{first}{keys}.created_at DESC, {keys}.id DESC")
 }
 
 /// Folds the result rows into views: the rows of one item come together.
@@ -185,7 +190,7 @@ fn views(rows: Vec<ViewRow>) -> DbResult<Vec<FeedbackView>> {
                 }
                 _ => None,
             };
-            let (vote_count, comment_count) = (row.item.vote_count, row.item.comment_count);
+            let (vote_count, comment_count) = (row.vote_count, row.item.comment_count);
             views.push(FeedbackView {
                 feedback: row.item.into_feedback()?,
                 board,

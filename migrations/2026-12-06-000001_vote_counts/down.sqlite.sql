@@ -1,0 +1,3 @@
+DROP TRIGGER feedback_vote_counts_insert;
+DROP TRIGGER feedback_vote_counts_update;
+DROP TRIGGER feedback_vote_counts_delete;
