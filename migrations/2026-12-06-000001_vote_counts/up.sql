@@ -6,7 +6,7 @@
 -- round). The item's columns the top sort filters and orders by are copied here and kept
 -- equal by triggers (the engine files), so a top page still walks one index in order.
 CREATE TABLE feedback_vote_counts (
-    id           TEXT PRIMARY KEY,
+    id           TEXT NOT NULL PRIMARY KEY,
     team_id      TEXT NOT NULL,
     board_id     TEXT,
     published_at TIMESTAMP,
