@@ -4,7 +4,9 @@
 -- (HOT): every vote wrote a new version of the whole row and an entry into all seven indexes.
 -- Now a vote writes this row and its three indexes only (docs/benchmarks.md, twenty-seventh
 -- round). The item's columns the top sort filters and orders by are copied here and kept
--- equal by triggers (the engine files), so a top page still walks one index in order.
+-- equal by triggers (the engine files), so a top page still walks one index in order. On
+-- SQLite the table is its key's B-tree (`WITHOUT ROWID`): a rowid table would be two, the
+-- rows and the key's index, each written by an item's insert and read by a vote.
 CREATE TABLE feedback_vote_counts (
     id           TEXT NOT NULL PRIMARY KEY,
     team_id      TEXT NOT NULL,
@@ -13,7 +15,8 @@ CREATE TABLE feedback_vote_counts (
     archived_at  TIMESTAMP,
     created_at   TIMESTAMP NOT NULL,
     vote_count   BIGINT NOT NULL DEFAULT 0
-);
+) WITHOUT ROWID;  -- sqlite only
+);  -- postgres only
 
 INSERT INTO feedback_vote_counts (id, team_id, board_id, published_at, archived_at, created_at, vote_count)
 SELECT id, team_id, board_id, published_at, archived_at, created_at, vote_count FROM feedback;

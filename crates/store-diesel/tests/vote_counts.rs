@@ -9,10 +9,11 @@ use sounding_domain::{
     edit::Edit,
     feedback::{CreatedRange, FeedbackQuery, FeedbackScope, FeedbackSort, FeedbackView},
     feedback_vote::{FeedbackVote, VoteAccess, VoteOutcome},
-    ids::{BoardId, FeedbackId, FeedbackVoteId},
+    ids::{BoardId, FeedbackId, FeedbackVoteId, SubscriberId, TeamId},
     page::PageRequest,
     ports::FeedbackStore,
 };
+use sounding_store_diesel::DieselStore;
 use sounding_tests::fixtures::{self, stored_board, subscriber, t0};
 use support::{on_every_engine, postgres, sqlite, team, Env};
 
@@ -49,6 +50,27 @@ fn top_of(board: BoardId) -> FeedbackQuery {
     }
 }
 
+/// Casts the item's first vote, by `voter`.
+async fn first_vote(
+    store: &DieselStore,
+    team: TeamId,
+    item: FeedbackId,
+    voter: SubscriberId,
+    access: VoteAccess,
+) {
+    let vote = FeedbackVote {
+        id: FeedbackVoteId::new(),
+        feedback_id: item,
+        subscriber_id: voter,
+        created_at: t0(),
+    };
+    let outcome = store.cast_vote(team, &vote, access, &[]).await.unwrap();
+    assert!(
+        matches!(outcome, VoteOutcome::Cast { total_votes: 1, .. }),
+        "{outcome:?}"
+    );
+}
+
 async fn an_items_vote_count_row_follows_the_item_through_its_life(env: Env) {
     let store = env.store.as_ref().clone();
     let team = team(&store, "a").await;
@@ -61,17 +83,7 @@ async fn an_items_vote_count_row_follows_the_item_through_its_life(env: Env) {
     store.insert_feedback(&item, &[], &[]).await.unwrap();
     assert_eq!(faithful_rows(&env, item.id, 0), 1, "inserted with the item");
 
-    let vote = FeedbackVote {
-        id: FeedbackVoteId::new(),
-        feedback_id: item.id,
-        subscriber_id: author.id,
-        created_at: t0(),
-    };
-    let outcome = store
-        .cast_vote(team, &vote, VoteAccess::Checked, &[])
-        .await
-        .unwrap();
-    assert!(matches!(outcome, VoteOutcome::Cast { total_votes: 1, .. }));
+    first_vote(&store, team, item.id, author.id, VoteAccess::Checked).await;
     assert_eq!(faithful_rows(&env, item.id, 1), 1, "counted");
 
     // Each edit changes one copied key; the count stays.
@@ -135,16 +147,6 @@ async fn a_vote_leaves_the_items_row_as_it_was_on_postgres() {
         ))
     };
     let before = version();
-    let vote = FeedbackVote {
-        id: FeedbackVoteId::new(),
-        feedback_id: item.id,
-        subscriber_id: author.id,
-        created_at: t0(),
-    };
-    let outcome = store
-        .cast_vote(team, &vote, VoteAccess::Public, &[])
-        .await
-        .unwrap();
-    assert!(matches!(outcome, VoteOutcome::Cast { total_votes: 1, .. }));
+    first_vote(&store, team, item.id, author.id, VoteAccess::Public).await;
     assert_eq!(version(), before, "the item's row was not written");
 }
