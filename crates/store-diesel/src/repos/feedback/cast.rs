@@ -10,8 +10,9 @@
 //! reads the item as that writer left it; the count step, which reads the item's vote count
 //! row (`feedback_vote_counts`, written only under the item's lock), adds to its latest
 //! count. The count has a row of its own so that a vote does not write a new version of the
-//! item's row and all its indexes (docs/benchmarks.md, twenty-seventh round). A second vote of the subscriber meets the unique (feedback_id,
-//! subscriber_id) index and inserts nothing, so nothing after it runs either.
+//! item's row and all its indexes (docs/benchmarks.md, twenty-seventh round). A second vote
+//! of the subscriber meets the unique (feedback_id, subscriber_id) index and inserts nothing,
+//! so nothing after it runs either.
 
 use diesel::{
     pg::Pg,
@@ -104,7 +105,7 @@ pub(crate) fn cast_alone(conn: &mut DbConnection, queued: &QueuedVote) -> DbResu
                 }
                 Some(_) => {}
             }
-        } else if lock_item(conn, team, id, Lock::Update)?.is_none() {
+        } else if !lock_item(conn, team, id, Lock::Update)? {
             return Ok(VoteOutcome::NotFound);
         }
         // A second vote of the subscriber hits the unique (feedback_id, subscriber_id) index

@@ -123,7 +123,7 @@ impl FeedbackCurationStore for DieselStore {
                 let mut order = [source.as_str(), target.as_str()];
                 order.sort_unstable();
                 for id in order {
-                    if lock_item(conn, &team, id, Lock::Update)?.is_none() {
+                    if !lock_item(conn, &team, id, Lock::Update)? {
                         return Ok(MergeOutcome::Missing);
                     }
                 }

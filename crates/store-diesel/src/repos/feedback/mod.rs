@@ -68,9 +68,9 @@ impl Batches {
     }
 }
 
-/// `Some` if the item exists in the team, its row locked as asked on PostgreSQL. Its vote
-/// count row is written only under this lock (or by a trigger of the item's own row).
-fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<Option<()>> {
+/// Whether the item exists in the team, its row locked as asked on PostgreSQL. Its vote count
+/// row is written only under this lock (or by a trigger of the item's own row).
+fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbResult<bool> {
     let item = || {
         feedback::table
             .filter(feedback::id.eq(id))
@@ -78,15 +78,17 @@ fn lock_item(conn: &mut DbConnection, team: &str, id: &str, lock: Lock) -> DbRes
             .select(feedback::id)
     };
     let found: Option<String> = lock_row!(conn, item(), lock)?;
-    Ok(found.map(|_| ()))
+    Ok(found.is_some())
 }
 
-/// The item's vote count.
-fn vote_count(conn: &mut DbConnection, id: &str) -> DbResult<i64> {
+/// The item's vote count; `None` when the team has no such item.
+fn vote_count(conn: &mut DbConnection, team: &str, id: &str) -> DbResult<Option<i64>> {
     Ok(feedback_vote_counts::table
-        .find(id)
+        .filter(feedback_vote_counts::id.eq(id))
+        .filter(feedback_vote_counts::team_id.eq(team))
         .select(feedback_vote_counts::vote_count)
-        .get_result(conn)?)
+        .get_result(conn)
+        .optional()?)
 }
 
 /// Who may read the item: one statement, where its view takes four. With `lock`, the item is
@@ -198,7 +200,7 @@ fn lock_comment_and_item(
         return Ok(None);
     };
     let item = found.comment.feedback_id.to_string();
-    if lock_item(conn, team, &item, Lock::Update)?.is_none() {
+    if !lock_item(conn, team, &item, Lock::Update)? {
         return Ok(None);
     }
     read_comment(conn, team, id, true)
@@ -281,7 +283,7 @@ impl FeedbackStore for DieselStore {
             move |conn| {
                 // Locked first on PostgreSQL: a concurrent edit, vote or delete of the item
                 // waits for this one.
-                if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
+                if !lock_item(conn, &team, &id, Lock::Update)? {
                     return Ok(None);
                 }
                 read_view(conn, &team, Pick::Id(&id))
@@ -326,7 +328,7 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), id.to_string());
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                if lock_item(conn, &team, &id, Lock::Delete)?.is_none() {
+                if !lock_item(conn, &team, &id, Lock::Delete)? {
                     return Ok(false);
                 }
                 // Explicit rather than by cascade, so the statement says what goes.
@@ -392,7 +394,7 @@ impl FeedbackStore for DieselStore {
         );
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                if lock_item(conn, &team, &id, Lock::Update)?.is_none() {
+                if !lock_item(conn, &team, &id, Lock::Update)? {
                     return Ok(None);
                 }
                 let deleted = diesel::delete(
@@ -402,7 +404,9 @@ impl FeedbackStore for DieselStore {
                 )
                 .execute(conn)?;
                 if deleted == 0 {
-                    return Ok(Some(vote_count(conn, &id)?));
+                    // The item is there (locked above), so is its count.
+                    let count = vote_count(conn, &team, &id)?;
+                    return Ok(Some(count.ok_or(diesel::result::Error::NotFound)?));
                 }
                 Ok(Some(add_votes(conn, &id, -1)?))
             })
@@ -419,13 +423,7 @@ impl FeedbackStore for DieselStore {
         let (team, id) = (team.to_string(), feedback.to_string());
         let subscriber = subscriber.map(|s| s.to_string());
         self.run_read(move |conn| {
-            let Some(count) = feedback_vote_counts::table
-                .filter(feedback_vote_counts::id.eq(&id))
-                .filter(feedback_vote_counts::team_id.eq(&team))
-                .select(feedback_vote_counts::vote_count)
-                .get_result::<i64>(conn)
-                .optional()?
-            else {
+            let Some(count) = vote_count(conn, &team, &id)? else {
                 return Ok(None);
             };
             let vote = match subscriber {
@@ -478,7 +476,7 @@ impl FeedbackStore for DieselStore {
         let row = CommentRow::from_domain(comment);
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                if lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)?.is_none() {
+                if !lock_item(conn, &row.team_id, &row.feedback_id, Lock::Update)? {
                     return Ok(false);
                 }
                 diesel::insert_into(feedback_comments::table)
@@ -655,7 +653,7 @@ impl FeedbackStore for DieselStore {
         let now = to_db_time(at);
         self.run(move |conn| {
             write_tx(conn, |conn| {
-                if lock_item(conn, &team, &id, Lock::KeyShare)?.is_none() {
+                if !lock_item(conn, &team, &id, Lock::KeyShare)? {
                     return Ok(false);
                 }
                 if follow_it {

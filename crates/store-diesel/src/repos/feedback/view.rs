@@ -1,7 +1,7 @@
 //! Items as views in one statement: each `feedback` row joined with its vote count, its board,
-//! its creator, its last editor and its tags (one result row per tag). A read of an item or of a list page is
-//! then one round trip, where reading the board, the people and the tags apart made it four
-//! (a message to PostgreSQL and back each, docs/benchmarks.md, eighth round).
+//! its creator, its last editor and its tags (one result row per tag). A read of an item or of
+//! a list page is then one round trip, where reading the board, the people and the tags apart
+//! made it four (a message to PostgreSQL and back each, docs/benchmarks.md, eighth round).
 //!
 //! Every join is by primary key (or the `feedback_tags` key's prefix) and checks the team on
 //! the joined row, so nothing of another team is ever shown with an item.
@@ -30,9 +30,9 @@ pub(super) const COLUMNS: &str = "f.id, f.team_id, f.board_id, f.url_id, f.title
 
 /// What a view shows beside the item's own columns, as `ViewRow` reads them.
 const SHOWN_WITH: &str = ", COALESCE(v.vote_count, 0) AS vote_count, b.name AS board_name, \
-    b.slug AS board_slug, b.is_public AS board_is_public, c.name AS creator_name, c.email AS creator_email, \
-    c.avatar_url AS creator_avatar_url, e.name AS editor_name, e.email AS editor_email, \
-    e.avatar_url AS editor_avatar_url, t.id AS tag_id, t.name AS tag_name, t.color AS tag_color";
+    b.slug AS board_slug, b.is_public AS board_is_public, c.name AS creator_name, \
+    c.email AS creator_email, c.avatar_url AS creator_avatar_url, e.name AS editor_name, \
+    e.email AS editor_email, e.avatar_url AS editor_avatar_url, t.id AS tag_id, t.name AS tag_name, t.color AS tag_color";
 
 /// The joins that read it, each checking the team on the joined row. Every item has its
 /// `feedback_vote_counts` row (kept by triggers); the outer join only makes sure an item is
